@@ -1,0 +1,17 @@
+//! Occam: a UCI chess engine whose every search margin and evaluation weight is a
+//! run-time parameter.
+//!
+//! Data flows one way: `params/*.json` -> [`params::Params`] -> [`eval`] and
+//! [`search`] -> games. The search is a library API that knows no protocol: the
+//! [`uci`] loop and the tuner's in-process games drive the very same code.
+
+pub mod bench;
+pub mod eval;
+pub mod params;
+pub mod perft;
+pub mod position;
+pub mod search;
+pub mod uci;
+
+pub use params::Params;
+pub use position::{Game, Position};

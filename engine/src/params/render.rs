@@ -1,0 +1,79 @@
+//! Renders parameter tables as source text: the frozen Rust module, a C header and
+//! OpenBench's SPSA input. Shared by `build.rs` (which `#[path]`-includes this file)
+//! and by `tuner export`, so the frozen build and the exported header cannot drift apart.
+
+use std::fmt::Write as _;
+
+/// One parameter as the renderers need it.
+pub struct Entry<'a> {
+    pub name: &'a str,
+    pub value: i32,
+    pub min: i32,
+    pub max: i32,
+    pub c_end: f64,
+    pub r_end: f64,
+    pub unit: &'a str,
+    pub description: &'a str,
+}
+
+/// Upper-case constant name of a parameter (`razor_base` -> `RAZOR_BASE`).
+pub fn const_name(name: &str) -> String {
+    name.to_ascii_uppercase()
+}
+
+/// A Rust module of `pub const NAME: i32 = value;`, one per parameter.
+/// `provenance` lines become comments at the top (plain `//`, so the text can be
+/// `include!`d as well as used as a module file).
+pub fn rust_consts(entries: &[Entry<'_>], provenance: &[String]) -> String {
+    let mut out = String::new();
+    out.push_str("// Frozen Occam parameters (generated; do not edit by hand).\n");
+    for line in provenance {
+        let _ = writeln!(out, "// {line}");
+    }
+    out.push('\n');
+    for e in entries {
+        let _ = writeln!(
+            out,
+            "/// {} [{}; range {}..={}]",
+            e.description, e.unit, e.min, e.max
+        );
+        let _ = writeln!(out, "pub const {}: i32 = {};", const_name(e.name), e.value);
+    }
+    out
+}
+
+/// A C header of `#define OCCAM_NAME value`, with an include guard.
+pub fn c_header(entries: &[Entry<'_>], provenance: &[String]) -> String {
+    let mut out = String::new();
+    out.push_str("/* Frozen Occam parameters (generated; do not edit by hand).\n");
+    for line in provenance {
+        let _ = writeln!(out, " * {}", line.replace("*/", "* /"));
+    }
+    out.push_str(" */\n#ifndef OCCAM_PARAMS_H\n#define OCCAM_PARAMS_H\n\n");
+    for e in entries {
+        let _ = writeln!(
+            out,
+            "#define OCCAM_{} ({}) /* {} [{}..{}] */",
+            const_name(e.name),
+            e.value,
+            e.unit.replace("*/", "* /"),
+            e.min,
+            e.max
+        );
+    }
+    out.push_str("\n#endif /* OCCAM_PARAMS_H */\n");
+    out
+}
+
+/// OpenBench SPSA input: `name, int, value, min, max, c_end, r_end` per line.
+pub fn openbench(entries: &[Entry<'_>]) -> String {
+    let mut out = String::new();
+    for e in entries {
+        let _ = writeln!(
+            out,
+            "{}, int, {}, {}, {}, {}, {}",
+            e.name, e.value, e.min, e.max, e.c_end, e.r_end
+        );
+    }
+    out
+}

@@ -1,0 +1,424 @@
+//! Copy-make position wrapper: a shakmaty [`Chess`] plus its incrementally
+//! updated Zobrist hash, and [`Game`], which adds the hash history needed for
+//! repetition detection. The search, perft, UCI and the tuner's games all move
+//! pieces through this one path.
+
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::zobrist::{Zobrist64, ZobristValue};
+use shakmaty::{
+    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, MoveList, Piece, Position as _,
+    Role, Square,
+};
+
+/// Why a FEN or a move was refused. The message names what was wrong and what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    #[error(
+        "malformed FEN '{fen}': {reason} (expected 'board side castling ep halfmove fullmove', e.g. '{}')",
+        START_FEN
+    )]
+    MalformedFen { fen: String, reason: String },
+    #[error("illegal position in FEN '{fen}': {reason}")]
+    IllegalPosition { fen: String, reason: String },
+    #[error(
+        "malformed move '{0}' (expected UCI long algebraic notation such as e2e4, e7e8q or 0000)"
+    )]
+    MalformedMove(String),
+    #[error("illegal move '{mv}' in position '{fen}'")]
+    IllegalMove { mv: String, fen: String },
+}
+
+pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// A chess position with its Zobrist hash kept up to date on every move.
+#[derive(Clone, Debug)]
+pub struct Position {
+    board: Chess,
+    hash: u64,
+}
+
+#[inline(always)]
+fn piece_key(sq: Square, color: Color, role: Role) -> u64 {
+    Zobrist64::zobrist_for_piece(sq, Piece { color, role }).0
+}
+
+impl Default for Position {
+    fn default() -> Self {
+        Position::from_chess(Chess::default())
+    }
+}
+
+impl PartialEq for Position {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.board == other.board
+    }
+}
+
+impl Position {
+    /// The standard starting position.
+    pub fn startpos() -> Self {
+        Self::default()
+    }
+
+    /// Wraps a shakmaty position, computing its hash from scratch.
+    pub fn from_chess(board: Chess) -> Self {
+        let hash = full_hash(&board);
+        Position { board, hash }
+    }
+
+    /// Parses a FEN. `chess960` selects Shredder/X-FEN castling semantics.
+    pub fn from_fen(fen: &str, chess960: bool) -> Result<Self, PositionError> {
+        let fen = fen.trim();
+        let parsed: Fen =
+            fen.parse().map_err(
+                |e: shakmaty::fen::ParseFenError| PositionError::MalformedFen {
+                    fen: fen.to_string(),
+                    reason: e.to_string(),
+                },
+            )?;
+        let mode = if chess960 {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        };
+        let board: Chess =
+            parsed
+                .into_position(mode)
+                .map_err(|e| PositionError::IllegalPosition {
+                    fen: fen.to_string(),
+                    reason: e.to_string(),
+                })?;
+        Ok(Self::from_chess(board))
+    }
+
+    /// The underlying shakmaty position (for move generation and queries).
+    #[inline(always)]
+    pub fn board(&self) -> &Chess {
+        &self.board
+    }
+
+    /// Zobrist hash (shakmaty's keys, pseudo-legal en passant), updated incrementally.
+    #[inline(always)]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    #[inline(always)]
+    pub fn turn(&self) -> Color {
+        self.board.turn()
+    }
+
+    #[inline(always)]
+    pub fn legal_moves(&self) -> MoveList {
+        self.board.legal_moves()
+    }
+
+    #[inline(always)]
+    pub fn is_check(&self) -> bool {
+        self.board.is_check()
+    }
+
+    #[inline(always)]
+    pub fn halfmoves(&self) -> u32 {
+        self.board.halfmoves()
+    }
+
+    pub fn castling_mode(&self) -> CastlingMode {
+        self.board.castles().mode()
+    }
+
+    /// FEN of the position (legal en passant square, as GUIs expect).
+    pub fn fen(&self) -> String {
+        Fen::from_position(&self.board, EnPassantMode::Legal).to_string()
+    }
+
+    /// Copy-make: the position after the legal move `m`, with the hash updated incrementally.
+    #[inline]
+    pub fn play(&self, m: Move) -> Position {
+        let mut next = self.clone();
+        next.play_in_place(m);
+        next
+    }
+
+    /// Plays the legal move `m` in place, updating the hash incrementally.
+    #[inline]
+    pub fn play_in_place(&mut self, m: Move) {
+        let us = self.board.turn();
+        let them = !us;
+        let mut h = self.hash ^ Zobrist64::zobrist_for_white_turn().0;
+        if let Some(ep) = self.board.pseudo_legal_ep_square() {
+            h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
+        }
+        let castles_before = self.board.castles().clone();
+        match m {
+            Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                promotion,
+            } => {
+                h ^= piece_key(from, us, role);
+                if let Some(captured) = capture {
+                    h ^= piece_key(to, them, captured);
+                }
+                h ^= piece_key(to, us, promotion.unwrap_or(role));
+            }
+            Move::EnPassant { from, to } => {
+                h ^= piece_key(from, us, Role::Pawn) ^ piece_key(to, us, Role::Pawn);
+                h ^= piece_key(
+                    Square::from_coords(to.file(), from.rank()),
+                    them,
+                    Role::Pawn,
+                );
+            }
+            Move::Castle { king, rook } => {
+                let side = if rook.file() > king.file() {
+                    CastlingSide::KingSide
+                } else {
+                    CastlingSide::QueenSide
+                };
+                let rank = king.rank();
+                h ^= piece_key(king, us, Role::King) ^ piece_key(rook, us, Role::Rook);
+                h ^= piece_key(
+                    Square::from_coords(side.king_to_file(), rank),
+                    us,
+                    Role::King,
+                );
+                h ^= piece_key(
+                    Square::from_coords(side.rook_to_file(), rank),
+                    us,
+                    Role::Rook,
+                );
+            }
+            Move::Put { .. } => unreachable!("drops do not exist in standard chess"),
+        }
+        self.board.play_unchecked(m);
+        let castles_after = self.board.castles();
+        for color in Color::ALL {
+            for side in CastlingSide::ALL {
+                if castles_before.has(color, side) != castles_after.has(color, side) {
+                    h ^= Zobrist64::zobrist_for_castling_right(color, side).0;
+                }
+            }
+        }
+        if let Some(ep) = self.board.pseudo_legal_ep_square() {
+            h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
+        }
+        self.hash = h;
+    }
+
+    /// The position with the side to move passed (null move), or `None` in check.
+    pub fn play_null(&self) -> Option<Position> {
+        if self.board.is_check() {
+            return None;
+        }
+        let board = self.board.clone().swap_turn().ok()?;
+        let mut h = self.hash ^ Zobrist64::zobrist_for_white_turn().0;
+        if let Some(ep) = self.board.pseudo_legal_ep_square() {
+            h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
+        }
+        Some(Position { board, hash: h })
+    }
+
+    /// Parses a UCI move (`e2e4`, `e7e8q`, castling as king-to-rook in Chess960) and checks it is legal.
+    pub fn parse_uci_move(&self, text: &str) -> Result<Move, PositionError> {
+        let uci: UciMove = text
+            .parse()
+            .map_err(|_| PositionError::MalformedMove(text.to_string()))?;
+        uci.to_move(&self.board)
+            .map_err(|_| PositionError::IllegalMove {
+                mv: text.to_string(),
+                fen: self.fen(),
+            })
+    }
+
+    /// UCI notation of a move in this position (respects Chess960 castling notation).
+    pub fn move_to_uci(&self, m: Move) -> String {
+        m.to_uci(self.board.castles().mode()).to_string()
+    }
+
+    /// Mirrors the position vertically and swaps colours (for eval symmetry tests).
+    pub fn mirrored(&self) -> Position {
+        let mut setup = self.board.to_setup(EnPassantMode::Legal);
+        setup.mirror();
+        let board: Chess = setup
+            .position(self.board.castles().mode())
+            .expect("the mirror of a legal position is legal");
+        Position::from_chess(board)
+    }
+
+    /// Neither side can ever mate (K vs K, K+minor vs K, same-coloured bishops...).
+    pub fn is_insufficient_material(&self) -> bool {
+        self.board.is_insufficient_material()
+    }
+}
+
+/// Hash computed from scratch; the incremental update must always equal this.
+pub fn full_hash(board: &Chess) -> u64 {
+    board
+        .zobrist_hash::<Zobrist64>(EnPassantMode::PseudoLegal)
+        .0
+}
+
+/// How a game ended, by the rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameEnd {
+    Checkmate { winner: Color },
+    Stalemate,
+    FiftyMoves,
+    ThreefoldRepetition,
+    InsufficientMaterial,
+}
+
+impl GameEnd {
+    pub fn winner(self) -> Option<Color> {
+        match self {
+            GameEnd::Checkmate { winner } => Some(winner),
+            _ => None,
+        }
+    }
+
+    pub fn reason(self) -> &'static str {
+        match self {
+            GameEnd::Checkmate { .. } => "checkmate",
+            GameEnd::Stalemate => "stalemate",
+            GameEnd::FiftyMoves => "fifty-move rule",
+            GameEnd::ThreefoldRepetition => "threefold repetition",
+            GameEnd::InsufficientMaterial => "insufficient material",
+        }
+    }
+}
+
+/// A position together with the hashes of the positions before it, for repetition detection.
+#[derive(Clone, Debug, Default)]
+pub struct Game {
+    /// The position at the start of the move list (startpos or a FEN).
+    pub start: Position,
+    /// The current position.
+    pub position: Position,
+    /// Hashes of every earlier position in the game, oldest first (the current one excluded).
+    pub history: Vec<u64>,
+    /// Moves played from `start`.
+    pub moves: Vec<Move>,
+}
+
+impl Game {
+    pub fn new(start: Position) -> Self {
+        Game {
+            position: start.clone(),
+            start,
+            history: Vec::new(),
+            moves: Vec::new(),
+        }
+    }
+
+    /// Plays a legal move.
+    pub fn play(&mut self, m: Move) {
+        self.history.push(self.position.hash());
+        self.position.play_in_place(m);
+        self.moves.push(m);
+    }
+
+    /// Parses and plays a UCI move; on error the game is unchanged.
+    pub fn play_uci(&mut self, text: &str) -> Result<Move, PositionError> {
+        let m = self.position.parse_uci_move(text)?;
+        self.play(m);
+        Ok(m)
+    }
+
+    /// How often the current position occurred before (same side to move, within the
+    /// reversible stretch of the game).
+    pub fn repetitions(&self) -> usize {
+        let reversible = self.position.halfmoves() as usize;
+        let h = self.position.hash();
+        self.history
+            .iter()
+            .rev()
+            .take(reversible)
+            .skip(1)
+            .step_by(2)
+            .filter(|&&x| x == h)
+            .count()
+    }
+
+    /// The game's end by the rules, if it has ended.
+    pub fn end(&self) -> Option<GameEnd> {
+        let board = self.position.board();
+        if board.legal_moves().is_empty() {
+            return Some(if board.is_check() {
+                GameEnd::Checkmate {
+                    winner: !board.turn(),
+                }
+            } else {
+                GameEnd::Stalemate
+            });
+        }
+        if self.position.is_insufficient_material() {
+            return Some(GameEnd::InsufficientMaterial);
+        }
+        if self.position.halfmoves() >= 100 {
+            return Some(GameEnd::FiftyMoves);
+        }
+        if self.repetitions() >= 2 {
+            return Some(GameEnd::ThreefoldRepetition);
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_fens_and_moves_are_refused_with_reasons() {
+        assert!(matches!(
+            Position::from_fen("not a fen", false),
+            Err(PositionError::MalformedFen { .. })
+        ));
+        assert!(matches!(
+            Position::from_fen("8/8/8/8/8/8/8/8 w - - 0 1", false),
+            Err(PositionError::IllegalPosition { .. })
+        ));
+        let p = Position::startpos();
+        assert!(matches!(
+            p.parse_uci_move("e2e5"),
+            Err(PositionError::IllegalMove { .. })
+        ));
+        assert!(matches!(
+            p.parse_uci_move("zz"),
+            Err(PositionError::MalformedMove(_))
+        ));
+        assert_eq!(p.move_to_uci(p.parse_uci_move("g1f3").unwrap()), "g1f3");
+    }
+
+    #[test]
+    fn threefold_repetition_and_fifty_moves() {
+        let mut g = Game::new(Position::startpos());
+        for _ in 0..2 {
+            for m in ["g1f3", "g8f6", "f3g1", "f6g8"] {
+                assert_eq!(g.end(), None);
+                g.play_uci(m).unwrap();
+            }
+        }
+        assert_eq!(g.repetitions(), 2);
+        assert_eq!(g.end(), Some(GameEnd::ThreefoldRepetition));
+        let g = Game::new(Position::from_fen("3k4/8/8/8/8/8/4R3/4K3 w - - 100 80", false).unwrap());
+        assert_eq!(g.end(), Some(GameEnd::FiftyMoves));
+        let g = Game::new(Position::from_fen("4k3/8/8/8/8/8/8/4KB2 w - - 0 1", false).unwrap());
+        assert_eq!(g.end(), Some(GameEnd::InsufficientMaterial));
+    }
+
+    #[test]
+    fn null_move_hash_matches_full_recompute() {
+        let p = Position::from_fen(
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            false,
+        )
+        .unwrap();
+        let n = p.play_null().unwrap();
+        assert_eq!(n.hash(), full_hash(n.board()));
+    }
+}
