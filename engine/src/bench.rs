@@ -1,6 +1,7 @@
 //! `occam bench`: a fixed set of positions searched to a fixed depth. The node total
 //! is the bench signature that goes into commit messages.
 
+use std::io::Write;
 use std::time::Instant;
 
 use crate::params::Params;
@@ -33,4 +34,24 @@ pub fn run(params: &Params, depth: u32) -> (u64, u64) {
     }
     let ms = start.elapsed().as_millis().max(1) as u64;
     (nodes, nodes * 1000 / ms)
+}
+
+/// `bench [depth] [--stats]`, from the command line or the UCI loop. The last line
+/// written is always `<nodes> nodes <nps> nps` (OpenBench convention).
+pub fn cli(args: &[String], params: &Params, out: &mut dyn Write) -> Result<(), String> {
+    let mut depth = DEFAULT_DEPTH;
+    for a in args {
+        match a.as_str() {
+            "--stats" => {}
+            d => {
+                depth = d
+                    .parse()
+                    .ok()
+                    .filter(|d| (1..=64).contains(d))
+                    .ok_or_else(|| format!("bench: '{d}' is not a depth from 1 to 64 or --stats"))?
+            }
+        }
+    }
+    let (nodes, nps) = run(params, depth);
+    writeln!(out, "{nodes} nodes {nps} nps").map_err(|e| e.to_string())
 }

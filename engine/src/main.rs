@@ -1,16 +1,14 @@
-//! The `occam` binary: a UCI engine; `occam bench [depth]` prints the bench signature.
+//! The `occam` binary: a UCI engine; `occam bench [depth] [--stats]` prints the bench signature.
 
 use occam::{Params, bench};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("bench") {
-        let depth = args
-            .get(1)
-            .and_then(|d| d.parse().ok())
-            .unwrap_or(bench::DEFAULT_DEPTH);
-        let (nodes, nps) = bench::run(&Params::default(), depth);
-        println!("{nodes} nodes {nps} nps");
+        if let Err(e) = bench::cli(&args[1..], &Params::default(), &mut std::io::stdout()) {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
         return;
     }
     occam::uci::run(std::io::stdin().lock(), std::io::stdout());

@@ -2,6 +2,8 @@
 //! Texel tuning of the evaluation, and export of frozen parameter headers.
 
 mod export;
+mod games;
+mod openings;
 mod params_file;
 
 use clap::{Parser, Subcommand};

@@ -95,6 +95,20 @@ pub struct SearchResult {
     pub nodes: u64,
 }
 
+/// Search statistics accumulated since the last [`Searcher::reset_stats`]
+/// (`occam bench --stats`, the `SearchStats` UCI option).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchStats {
+    pub nodes: u64,
+    pub qnodes: u64,
+}
+
+impl std::fmt::Display for SearchStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "nodes {} qnodes {}", self.nodes, self.qnodes)
+    }
+}
+
 /// A search instance: owns its parameters, evaluator and tables.
 pub struct Searcher {
     params: Params,
@@ -104,6 +118,7 @@ pub struct Searcher {
     seldepth: u32,
     start: Instant,
     stopped: bool,
+    stats: SearchStats,
 }
 
 impl Searcher {
@@ -117,6 +132,7 @@ impl Searcher {
             seldepth: 0,
             start: Instant::now(),
             stopped: false,
+            stats: SearchStats::default(),
         }
     }
 
@@ -133,6 +149,15 @@ impl Searcher {
     /// Resizes the transposition table (clears it).
     pub fn set_hash_mb(&mut self, mb: usize) {
         self.hash_mb = mb;
+    }
+
+    /// Statistics since the last reset.
+    pub fn stats(&self) -> &SearchStats {
+        &self.stats
+    }
+
+    pub fn reset_stats(&mut self) {
+        self.stats = SearchStats::default();
     }
 
     /// Forgets everything learned (new game).
@@ -220,6 +245,7 @@ impl Searcher {
             }
         }
         result.nodes = self.nodes;
+        self.stats.nodes += self.nodes;
         result
     }
 

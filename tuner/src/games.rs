@@ -1,0 +1,473 @@
+//! The game-playing core shared by SPSA, matches and data generation: players
+//! (in-process engines or external UCI engines), time controls, adjudication and
+//! game records. A game is always played through [`occam::position::Game`], so the
+//! engine's own rules decide draws.
+
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+use occam::Params;
+use occam::position::{Game, GameEnd, Position};
+use occam::search::{Clock, Control, Limits, Score, Searcher};
+use shakmaty::{Color, Move, Position as _};
+
+/// How each move is limited.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TimeControl {
+    /// A fixed node budget per move (deterministic; the SPSA default).
+    Nodes(u64),
+    /// A fixed depth per move.
+    Depth(u32),
+    /// Fixed time per move, in milliseconds.
+    MoveTime(u64),
+    /// A game clock: base time plus increment, in milliseconds.
+    Clock { base_ms: u64, inc_ms: u64 },
+}
+
+impl TimeControl {
+    /// Parses `5+0.05` (seconds + increment seconds) or `10` (seconds, no increment).
+    pub fn parse_clock(text: &str) -> Result<TimeControl> {
+        let (base, inc) = text.split_once('+').unwrap_or((text, "0"));
+        let secs = |s: &str| -> Option<u64> {
+            let v: f64 = s.trim().parse().ok()?;
+            (v.is_finite() && v >= 0.0 && v < 1e7).then(|| (v * 1000.0).round() as u64)
+        };
+        match (secs(base), secs(inc)) {
+            (Some(base_ms), Some(inc_ms)) if base_ms > 0 => {
+                Ok(TimeControl::Clock { base_ms, inc_ms })
+            }
+            _ => bail!(
+                "time control '{text}' is not of the form BASE+INC in seconds, e.g. 5+0.05 or 10+0.1"
+            ),
+        }
+    }
+}
+
+/// A move chosen by a player, with the score it reported (side to move's view).
+#[derive(Clone, Debug)]
+pub struct PlayerMove {
+    pub mv: Move,
+    pub score: Option<Score>,
+}
+
+/// Something a player did wrong; the game is scored as a loss for it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlayerFault {
+    #[error("crashed or stopped answering: {0}")]
+    Crash(String),
+    #[error("played an illegal move '{0}'")]
+    IllegalMove(String),
+    #[error("lost on time")]
+    Timeout,
+}
+
+/// One side of a game.
+pub trait Player: Send {
+    fn name(&self) -> &str;
+    /// Called before every game (clear hash, `ucinewgame`).
+    fn new_game(&mut self) -> Result<(), PlayerFault>;
+    /// Chooses a move in `game.position` within `limits`.
+    fn go(&mut self, game: &Game, limits: &Limits) -> Result<PlayerMove, PlayerFault>;
+}
+
+/// The engine library playing in-process with its own parameters and hash table.
+pub struct EnginePlayer {
+    name: String,
+    searcher: Searcher,
+    control: Control,
+}
+
+impl EnginePlayer {
+    pub fn new(name: impl Into<String>, params: Params, hash_mb: usize) -> Self {
+        EnginePlayer {
+            name: name.into(),
+            searcher: Searcher::new(params, hash_mb),
+            control: Control::default(),
+        }
+    }
+
+    /// Switches to other parameters (derived tables are rebuilt).
+    pub fn set_params(&mut self, params: Params) {
+        self.searcher.set_params(params);
+    }
+}
+
+impl Player for EnginePlayer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn new_game(&mut self) -> Result<(), PlayerFault> {
+        self.searcher.clear();
+        Ok(())
+    }
+
+    fn go(&mut self, game: &Game, limits: &Limits) -> Result<PlayerMove, PlayerFault> {
+        let result = self
+            .searcher
+            .search(game, limits, &self.control, &mut |_| {});
+        match result.best_move {
+            Some(mv) => Ok(PlayerMove {
+                mv,
+                score: Some(result.score),
+            }),
+            None => Err(PlayerFault::Crash(
+                "no move returned in a position with legal moves".into(),
+            )),
+        }
+    }
+}
+
+/// When a game is decided without playing it out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Adjudication {
+    /// Resign when both engines agree a side is at least this many centipawns behind...
+    pub resign_score: i32,
+    /// ...for this many consecutive moves of each side (0 disables).
+    pub resign_moves: u32,
+    /// Draw once this full move number is reached...
+    pub draw_move_number: u32,
+    /// ...and both scores stayed within ±draw_score centipawns...
+    pub draw_score: i32,
+    /// ...for this many consecutive moves of each side (0 disables).
+    pub draw_moves: u32,
+    /// Declare a draw after this many plies (0: no limit).
+    pub max_plies: u32,
+}
+
+impl Default for Adjudication {
+    fn default() -> Self {
+        Adjudication {
+            resign_score: 1000,
+            resign_moves: 3,
+            draw_move_number: 40,
+            draw_score: 10,
+            draw_moves: 8,
+            max_plies: 400,
+        }
+    }
+}
+
+/// Result of one game from White's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    WhiteWins,
+    BlackWins,
+    Draw,
+}
+
+impl Outcome {
+    pub fn win_for(color: Color) -> Outcome {
+        match color {
+            Color::White => Outcome::WhiteWins,
+            Color::Black => Outcome::BlackWins,
+        }
+    }
+
+    /// Points (0, 1 = half a point, 2) scored by `color`.
+    pub fn half_points_for(self, color: Color) -> u32 {
+        match (self, color) {
+            (Outcome::Draw, _) => 1,
+            (Outcome::WhiteWins, Color::White) | (Outcome::BlackWins, Color::Black) => 2,
+            _ => 0,
+        }
+    }
+
+    /// PGN result tag.
+    pub fn pgn(self) -> &'static str {
+        match self {
+            Outcome::WhiteWins => "1-0",
+            Outcome::BlackWins => "0-1",
+            Outcome::Draw => "1/2-1/2",
+        }
+    }
+}
+
+/// Everything about a finished game.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    pub white: String,
+    pub black: String,
+    /// The opening position (start of the game, before the opening moves).
+    pub start: Position,
+    /// All moves from `start`, opening moves included.
+    pub moves: Vec<Move>,
+    /// How many of `moves` came from the opening.
+    pub opening_plies: usize,
+    /// Score each engine reported for its own moves (side to move's view), after the opening.
+    pub scores: Vec<Option<Score>>,
+    pub outcome: Outcome,
+    /// Human-readable termination ("checkmate", "adjudication: resign", "black lost on time"...).
+    pub reason: String,
+    /// Set when a player faulted (crash, illegal move, time forfeit).
+    pub fault: Option<(Color, PlayerFault)>,
+}
+
+fn centipawns(score: Option<Score>) -> Option<i32> {
+    match score? {
+        Score::Cp(cp) => Some(cp),
+        Score::Mate(n) if n > 0 => Some(30_000),
+        Score::Mate(_) => Some(-30_000),
+    }
+}
+
+/// Plays one game from `opening` (its moves are replayed first) and returns its record.
+pub fn play_game(
+    white: &mut dyn Player,
+    black: &mut dyn Player,
+    opening: &Game,
+    tc: TimeControl,
+    adjudication: &Adjudication,
+) -> GameRecord {
+    let mut game = Game::new(opening.start.clone());
+    for &m in &opening.moves {
+        game.play(m);
+    }
+    let mut record = GameRecord {
+        white: white.name().to_string(),
+        black: black.name().to_string(),
+        start: opening.start.clone(),
+        moves: opening.moves.clone(),
+        opening_plies: opening.moves.len(),
+        scores: Vec::new(),
+        outcome: Outcome::Draw,
+        reason: String::new(),
+        fault: None,
+    };
+    for color in [Color::White, Color::Black] {
+        let player: &mut dyn Player = if color == Color::White {
+            &mut *white
+        } else {
+            &mut *black
+        };
+        if let Err(fault) = player.new_game() {
+            record.outcome = Outcome::win_for(!color);
+            record.reason = format!("{color} {fault}");
+            record.fault = Some((color, fault));
+            return record;
+        }
+    }
+    let mut clocks = match tc {
+        TimeControl::Clock { base_ms, .. } => [base_ms as i64; 2],
+        _ => [0; 2],
+    };
+    let (mut resign_streak, mut draw_streak) = ([0u32; 2], 0u32);
+    loop {
+        if let Some(end) = game.end() {
+            record.outcome = match end {
+                GameEnd::Checkmate { winner } => Outcome::win_for(winner),
+                _ => Outcome::Draw,
+            };
+            record.reason = end.reason().to_string();
+            return record;
+        }
+        let plies_played = record.moves.len() - record.opening_plies;
+        if adjudication.max_plies > 0 && plies_played as u32 >= adjudication.max_plies {
+            record.reason = "adjudication: maximum game length".into();
+            return record;
+        }
+        let side = game.position.turn();
+        let index = usize::from(side == Color::Black);
+        let limits = match tc {
+            TimeControl::Nodes(n) => Limits {
+                nodes: Some(n),
+                ..Limits::default()
+            },
+            TimeControl::Depth(d) => Limits {
+                depth: Some(d),
+                ..Limits::default()
+            },
+            TimeControl::MoveTime(ms) => Limits {
+                movetime_ms: Some(ms),
+                ..Limits::default()
+            },
+            TimeControl::Clock { inc_ms, .. } => Limits {
+                clock: Some(Clock {
+                    time_ms: clocks[index].max(0) as u64,
+                    inc_ms,
+                    movestogo: None,
+                }),
+                move_overhead_ms: 10,
+                ..Limits::default()
+            },
+        };
+        let started = Instant::now();
+        let player: &mut dyn Player = if side == Color::White {
+            &mut *white
+        } else {
+            &mut *black
+        };
+        let reply = player.go(&game, &limits);
+        let fault = match reply {
+            Err(fault) => Some(fault),
+            Ok(reply) => if let TimeControl::Clock { inc_ms, .. } = tc {
+                clocks[index] -= started.elapsed().as_millis() as i64;
+                if clocks[index] < 0 {
+                    Some(PlayerFault::Timeout)
+                } else {
+                    clocks[index] += inc_ms as i64;
+                    None
+                }
+            } else {
+                None
+            }
+            .or_else(|| {
+                if game.position.board().is_legal(reply.mv) {
+                    game.play(reply.mv);
+                    record.moves.push(reply.mv);
+                    record.scores.push(reply.score);
+                    None
+                } else {
+                    Some(PlayerFault::IllegalMove(
+                        game.position.move_to_uci(reply.mv),
+                    ))
+                }
+            }),
+        };
+        if let Some(fault) = fault {
+            record.outcome = Outcome::win_for(!side);
+            record.reason = format!(
+                "{} {fault}",
+                if side == Color::White {
+                    "white"
+                } else {
+                    "black"
+                }
+            );
+            record.fault = Some((side, fault));
+            return record;
+        }
+        // Adjudication on the scores of the last move of each side.
+        let score = centipawns(*record.scores.last().unwrap());
+        if adjudication.resign_moves > 0 {
+            match score {
+                Some(s) if s <= -adjudication.resign_score => resign_streak[index] += 1,
+                _ => resign_streak[index] = 0,
+            }
+            if resign_streak[index] >= adjudication.resign_moves {
+                record.outcome = Outcome::win_for(!side);
+                record.reason = "adjudication: resign".into();
+                return record;
+            }
+        }
+        if adjudication.draw_moves > 0 {
+            match score {
+                Some(s) if s.abs() <= adjudication.draw_score => draw_streak += 1,
+                _ => draw_streak = 0,
+            }
+            let move_number = game.position.board().fullmoves().get();
+            if move_number >= adjudication.draw_move_number
+                && draw_streak >= 2 * adjudication.draw_moves
+            {
+                record.reason = "adjudication: draw".into();
+                return record;
+            }
+        }
+    }
+}
+
+/// Result of a game pair from the first player's point of view, as the pentanomial
+/// index 0..=4: half points scored over the two games (0 = lost both, 4 = won both).
+pub fn pair_score(first_as_white: &GameRecord, first_as_black: &GameRecord) -> usize {
+    (first_as_white.outcome.half_points_for(Color::White)
+        + first_as_black.outcome.half_points_for(Color::Black)) as usize
+}
+
+/// Plays a pair from one opening, colours swapped: `a` has White in the first game.
+pub fn play_pair(
+    a: &mut dyn Player,
+    b: &mut dyn Player,
+    opening: &Game,
+    tc: TimeControl,
+    adjudication: &Adjudication,
+) -> [GameRecord; 2] {
+    let first = play_game(a, b, opening, tc, adjudication);
+    let second = play_game(b, a, opening, tc, adjudication);
+    [first, second]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_strings_parse_or_explain() {
+        assert_eq!(
+            TimeControl::parse_clock("5+0.05").unwrap(),
+            TimeControl::Clock {
+                base_ms: 5000,
+                inc_ms: 50
+            }
+        );
+        assert_eq!(
+            TimeControl::parse_clock("10").unwrap(),
+            TimeControl::Clock {
+                base_ms: 10_000,
+                inc_ms: 0
+            }
+        );
+        for bad in ["", "x+1", "-1+0", "0+0", "5+nan"] {
+            assert!(TimeControl::parse_clock(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_pair_at_low_nodes_ends_legally() {
+        let mut a = EnginePlayer::new("a", Params::default(), 1);
+        let mut b = EnginePlayer::new("b", Params::default(), 1);
+        let opening = Game::new(Position::startpos());
+        let adj = Adjudication {
+            max_plies: 60,
+            ..Adjudication::default()
+        };
+        let [g1, g2] = play_pair(&mut a, &mut b, &opening, TimeControl::Nodes(200), &adj);
+        for g in [&g1, &g2] {
+            assert!(g.fault.is_none(), "{}", g.reason);
+            assert!(!g.reason.is_empty());
+            let mut replay = Game::new(g.start.clone());
+            for &m in &g.moves {
+                assert!(replay.position.board().is_legal(m));
+                replay.play(m);
+            }
+        }
+        assert!(pair_score(&g1, &g2) <= 4);
+    }
+
+    /// A player that always plays an illegal move: the game is scored as its loss.
+    struct Cheater;
+    impl Player for Cheater {
+        fn name(&self) -> &str {
+            "cheater"
+        }
+        fn new_game(&mut self) -> Result<(), PlayerFault> {
+            Ok(())
+        }
+        fn go(&mut self, _game: &Game, _limits: &Limits) -> Result<PlayerMove, PlayerFault> {
+            let mv = Move::Normal {
+                role: shakmaty::Role::Queen,
+                from: shakmaty::Square::D1,
+                capture: None,
+                to: shakmaty::Square::D8,
+                promotion: None,
+            };
+            Ok(PlayerMove { mv, score: None })
+        }
+    }
+
+    #[test]
+    fn an_illegal_move_loses_the_game() {
+        let mut good = EnginePlayer::new("good", Params::default(), 1);
+        let g = play_game(
+            &mut Cheater,
+            &mut good,
+            &Game::new(Position::startpos()),
+            TimeControl::Nodes(100),
+            &Adjudication::default(),
+        );
+        assert_eq!(g.outcome, Outcome::BlackWins);
+        assert!(matches!(
+            g.fault,
+            Some((Color::White, PlayerFault::IllegalMove(_)))
+        ));
+    }
+}
