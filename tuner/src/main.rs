@@ -1,10 +1,15 @@
 //! `tuner`: Occam's tuning lab. SPSA self-play tuning, matches with SPRT,
 //! Texel tuning of the evaluation, and export of frozen parameter headers.
 
+mod datagen;
 mod export;
 mod games;
+mod matches;
 mod openings;
 mod params_file;
+mod plot;
+mod spsa;
+mod texel;
 
 use clap::{Parser, Subcommand};
 
@@ -21,6 +26,18 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Tune parameters by SPSA in in-process self-play and write the tuned values back.
+    Spsa(spsa::Args),
+    /// Draw the parameter trajectories of an SPSA run.
+    Plot(plot::Args),
+    /// Play a match (or gauntlet) between parameter sets and/or external UCI engines, with SPRT.
+    Match(matches::Args),
+    /// SPRT of the tuned values (`value`) against the starting values (`default`), then export a stamped header.
+    Verify(matches::VerifyArgs),
+    /// Fit the evaluation weights to game results (Texel tuning).
+    Texel(texel::Args),
+    /// Play self-play games and write quiet positions with their results for Texel tuning.
+    Datagen(datagen::Args),
     /// Write the parameter values as a Rust module, a C header or OpenBench SPSA lines.
     Export(export::Args),
 }
@@ -28,6 +45,12 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Spsa(args) => spsa::run(args),
+        Command::Plot(args) => plot::run(args),
+        Command::Match(args) => matches::run(args),
+        Command::Verify(args) => matches::verify(args),
+        Command::Texel(args) => texel::run(args),
+        Command::Datagen(args) => datagen::run(args),
         Command::Export(args) => export::run(args),
     };
     if let Err(e) = result {

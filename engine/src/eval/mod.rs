@@ -59,3 +59,24 @@ impl Evaluator {
         }
     }
 }
+
+impl std::fmt::Display for EvalTrace {
+    /// A table of the terms (White, Black, total; mg and eg), the phase and the final score.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "{:<20} {:>13} {:>13} {:>13}",
+            "term", "white mg/eg", "black mg/eg", "total mg/eg"
+        )?;
+        for (name, wm, we, bm, be) in &self.terms {
+            writeln!(
+                f,
+                "{name:<20} {wm:>6} {we:>6} {bm:>6} {be:>6} {:>6} {:>6}",
+                wm - bm,
+                we - be
+            )?;
+        }
+        writeln!(f, "phase {} (24 = opening, 0 = bare kings)", self.phase)?;
+        write!(f, "score {} cp (side to move)", self.score)
+    }
+}
