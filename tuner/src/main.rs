@@ -3,10 +3,12 @@
 
 mod datagen;
 mod export;
+mod game_args;
 mod games;
 mod matches;
 mod openings;
 mod params_file;
+mod pgn;
 mod plot;
 mod spsa;
 mod texel;
