@@ -1,4 +1,7 @@
-//! Placeholder: implemented on its own branch.
+//! `tuner match`, gauntlets and `tuner verify`: measuring strength honestly.
+
+pub mod sprt;
+pub mod stats;
 
 use anyhow::{Result, bail};
 

@@ -1,0 +1,346 @@
+//! Match statistics: W-D-L, pentanomial counts and the figures fastchess prints
+//! (score, logistic Elo and normalized Elo with 95% intervals, LOS, draw ratio,
+//! pairs ratio, WL/DD ratio), computed the way fastchess computes them.
+//!
+//! All figures are pentanomial: the unit of observation is a game pair (same
+//! opening, colours swapped), whose score for the first engine is 0, ¼, ½, ¾ or 1.
+//! Using pairs rather than single games removes the opening's bias from the
+//! variance, which is why both fastchess and fishtest do it.
+
+use crate::games::{GameRecord, Outcome};
+use shakmaty::Color;
+
+/// Two-sided 95% normal quantile.
+pub const Z95: f64 = 1.959_963_984_540_054;
+/// Slope of the logistic Elo curve at score ½, in Elo per unit of score: 800 / ln 10.
+pub const NELO_SCALE: f64 = 800.0 / std::f64::consts::LN_10;
+
+/// Pair scores of the pentanomial categories (index = half points over the pair / 4).
+pub const PAIR_SCORES: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
+
+/// Counts of one match from the first engine's point of view.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Tally {
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// Pairs by half points scored: [LL, LD, WL+DD, WD, WW].
+    pub penta: [u64; 5],
+    /// How many of the `penta[2]` pairs were a win and a loss (the rest were two draws).
+    pub penta_wl: u64,
+}
+
+impl Tally {
+    /// Adds one finished pair; `first_as_white` and `first_as_black` are the two games
+    /// of the pair, in which the first engine had White and Black respectively.
+    pub fn add_pair(&mut self, first_as_white: &GameRecord, first_as_black: &GameRecord) {
+        self.add_pair_outcomes(first_as_white.outcome, first_as_black.outcome);
+    }
+
+    /// As [`Tally::add_pair`], from the two games' outcomes.
+    pub fn add_pair_outcomes(&mut self, first_as_white: Outcome, first_as_black: Outcome) {
+        let points = [
+            first_as_white.half_points_for(Color::White),
+            first_as_black.half_points_for(Color::Black),
+        ];
+        for p in points {
+            match p {
+                2 => self.wins += 1,
+                1 => self.draws += 1,
+                _ => self.losses += 1,
+            }
+        }
+        let sum = (points[0] + points[1]) as usize;
+        self.penta[sum] += 1;
+        if sum == 2 && points[0] != 1 {
+            self.penta_wl += 1;
+        }
+    }
+
+    pub fn merge(&mut self, other: &Tally) {
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
+        for (a, b) in self.penta.iter_mut().zip(other.penta) {
+            *a += b;
+        }
+        self.penta_wl += other.penta_wl;
+    }
+
+    /// The same match seen from the second engine.
+    pub fn reversed(&self) -> Tally {
+        let mut penta = self.penta;
+        penta.reverse();
+        Tally {
+            wins: self.losses,
+            draws: self.draws,
+            losses: self.wins,
+            penta,
+            penta_wl: self.penta_wl,
+        }
+    }
+
+    pub fn pairs(&self) -> u64 {
+        self.penta.iter().sum()
+    }
+
+    pub fn games(&self) -> u64 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// Points scored by the first engine (a draw is half a point).
+    pub fn points(&self) -> f64 {
+        self.wins as f64 + 0.5 * self.draws as f64
+    }
+
+    /// Every figure fastchess prints; `None` before the first pair.
+    pub fn summary(&self) -> Option<Summary> {
+        let n = self.pairs();
+        if n == 0 {
+            return None;
+        }
+        let n = n as f64;
+        let freq = self.penta.map(|c| c as f64 / n);
+        let (score, variance) = mean_and_variance(&PAIR_SCORES, &freq);
+        // Standard error of the mean pair score.
+        let se = (variance / n).sqrt();
+        let (low, high) = (score - Z95 * se, score + Z95 * se);
+        let nelo = |s: f64| (s - 0.5) / (2.0 * variance).sqrt() * NELO_SCALE;
+        let dd = (self.penta[2] - self.penta_wl) as f64;
+        Some(Summary {
+            pairs: self.pairs(),
+            games: self.games(),
+            score,
+            elo: score_to_elo(score),
+            elo_error: (score_to_elo(high) - score_to_elo(low)) / 2.0,
+            elo_low: score_to_elo(low),
+            elo_high: score_to_elo(high),
+            nelo: nelo(score),
+            nelo_error: (nelo(high) - nelo(low)) / 2.0,
+            los: 0.5 * (1.0 + erf((score - 0.5) / (2.0 * se * se).sqrt())),
+            draw_ratio: freq[2],
+            pairs_ratio: (self.penta[3] + self.penta[4]) as f64
+                / (self.penta[0] + self.penta[1]) as f64,
+            wl_dd_ratio: self.penta_wl as f64 / dd,
+        })
+    }
+}
+
+/// The figures of one match, first engine's point of view. Undefined figures (a
+/// perfect score, no variance) come out as ±inf or NaN and print as such.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Summary {
+    pub pairs: u64,
+    pub games: u64,
+    /// Mean score per game, 0..=1.
+    pub score: f64,
+    /// Logistic Elo difference and the half-width of its 95% interval (fastchess: the
+    /// mean of the distances to the interval's ends, which are `elo_low`/`elo_high`).
+    pub elo: f64,
+    pub elo_error: f64,
+    pub elo_low: f64,
+    pub elo_high: f64,
+    /// Normalized Elo (score excess over its standard deviation, Elo-scaled) and its
+    /// 95% half-width.
+    pub nelo: f64,
+    pub nelo_error: f64,
+    /// Likelihood of superiority: probability that the first engine is the stronger.
+    pub los: f64,
+    /// Fraction of pairs that were balanced (WL or DD), as fastchess's DrawRatio.
+    pub draw_ratio: f64,
+    /// (WW + WD) / (LD + LL).
+    pub pairs_ratio: f64,
+    /// WL pairs / DD pairs: above 1 hints at unbalanced openings.
+    pub wl_dd_ratio: f64,
+}
+
+/// Logistic Elo difference of a mean score.
+pub fn score_to_elo(score: f64) -> f64 {
+    -400.0 * (1.0 / score - 1.0).log10()
+}
+
+/// Mean score of a logistic Elo difference.
+pub fn elo_to_score(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// Mean and variance of the discrete distribution `p` over the values `x`.
+pub fn mean_and_variance(x: &[f64], p: &[f64]) -> (f64, f64) {
+    let mean: f64 = x.iter().zip(p).map(|(x, p)| x * p).sum();
+    let var = x.iter().zip(p).map(|(x, p)| p * (x - mean).powi(2)).sum();
+    (mean, var)
+}
+
+/// The error function: Maclaurin series near zero, Abramowitz–Stegun 7.1.26 beyond
+/// (absolute error below 3e-7, plenty for a percentage printed with two decimals).
+pub fn erf(x: f64) -> f64 {
+    if x.is_nan() {
+        return f64::NAN;
+    }
+    let sign = if x < 0.0 { -1.0 } else { 1.0 };
+    let x = x.abs();
+    if x < 0.5 {
+        // Maclaurin series converges fast near zero, where the fit is weakest.
+        let mut term = x;
+        let mut sum = x;
+        let x2 = x * x;
+        for n in 1..30 {
+            term *= -x2 / n as f64;
+            sum += term / (2 * n + 1) as f64;
+        }
+        return sign * sum * 2.0 / std::f64::consts::PI.sqrt();
+    }
+    let t = 1.0 / (1.0 + 0.327_591_1 * x);
+    let poly = t
+        * (0.254_829_592
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    sign * (1.0 - poly * (-x * x).exp())
+}
+
+/// Number formatting that keeps inf/NaN readable.
+pub fn fmt2(v: f64) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+impl Summary {
+    /// The fastchess result block (without the SPRT line), first engine named first.
+    pub fn report(&self, tally: &Tally) -> String {
+        let p = &tally.penta;
+        format!(
+            "Elo: {} +/- {} [{}, {}], nElo: {} +/- {}\n\
+             LOS: {} %, DrawRatio: {} %, PairsRatio: {}\n\
+             Games: {}, Wins: {}, Losses: {}, Draws: {}, Points: {:.1} ({} %)\n\
+             Ptnml(0-2): [{}, {}, {}, {}, {}], WL/DD Ratio: {}",
+            fmt2(self.elo),
+            fmt2(self.elo_error),
+            fmt2(self.elo_low),
+            fmt2(self.elo_high),
+            fmt2(self.nelo),
+            fmt2(self.nelo_error),
+            fmt2(self.los * 100.0),
+            fmt2(self.draw_ratio * 100.0),
+            fmt2(self.pairs_ratio),
+            self.games,
+            tally.wins,
+            tally.losses,
+            tally.draws,
+            tally.points(),
+            fmt2(self.score * 100.0),
+            p[0],
+            p[1],
+            p[2],
+            p[3],
+            p[4],
+            fmt2(self.wl_dd_ratio),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tally(penta: [u64; 5]) -> Tally {
+        // W/D/L are not needed by the pentanomial figures; fill them consistently
+        // assuming the balanced pairs were draws.
+        Tally {
+            wins: 2 * penta[4] + penta[3],
+            draws: penta[3] + 2 * penta[2] + penta[1],
+            losses: penta[1] + 2 * penta[0],
+            penta,
+            penta_wl: 0,
+        }
+    }
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    /// Published fastchess output (brunocodutra/cinder PR 727):
+    /// Ptnml [50, 287, 610, 387, 73] -> Elo 18.04 +/- 8.23, nElo 28.19 +/- 12.84,
+    /// LOS 100.00 %, DrawRatio 43.35 %, PairsRatio 1.36.
+    #[test]
+    fn matches_published_fastchess_figures() {
+        let s = tally([50, 287, 610, 387, 73]).summary().unwrap();
+        assert!(close(s.elo, 18.04, 0.005), "{s:?}");
+        assert!(close(s.elo_error, 8.23, 0.005), "{s:?}");
+        assert!(close(s.nelo, 28.19, 0.005), "{s:?}");
+        assert!(close(s.nelo_error, 12.84, 0.005), "{s:?}");
+        assert!(close(s.los * 100.0, 100.0, 0.005), "{s:?}");
+        assert!(close(s.draw_ratio * 100.0, 43.35, 0.005), "{s:?}");
+        assert!(close(s.pairs_ratio, 1.36, 0.005), "{s:?}");
+        // lynx-chess/Lynx PR 1899: [235, 1384, 2521, 1341, 239] ->
+        // Elo -1.06 +/- 4.05, nElo -1.67 +/- 6.37, LOS 30.33 %, DrawRatio 44.07 %.
+        let s = tally([235, 1384, 2521, 1341, 239]).summary().unwrap();
+        assert!(close(s.elo, -1.06, 0.005), "{s:?}");
+        assert!(close(s.elo_error, 4.05, 0.005), "{s:?}");
+        assert!(close(s.nelo, -1.67, 0.005), "{s:?}");
+        assert!(close(s.nelo_error, 6.37, 0.005), "{s:?}");
+        assert!(close(s.los * 100.0, 30.33, 0.005), "{s:?}");
+        assert!(close(s.draw_ratio * 100.0, 44.07, 0.005), "{s:?}");
+        // princesslana/princhess PR 343: [1, 22, 52, 21, 4] -> Elo 8.69 +/- 27.04,
+        // nElo 15.51 +/- 48.15, LOS 73.60 %.
+        let s = tally([1, 22, 52, 21, 4]).summary().unwrap();
+        assert!(close(s.elo, 8.69, 0.005), "{s:?}");
+        assert!(close(s.elo_error, 27.04, 0.005), "{s:?}");
+        assert!(close(s.nelo, 15.51, 0.005), "{s:?}");
+        assert!(close(s.nelo_error, 48.15, 0.005), "{s:?}");
+        assert!(close(s.los * 100.0, 73.60, 0.005), "{s:?}");
+    }
+
+    /// By hand: 10 pairs [1, 2, 4, 2, 1] is symmetric: score ½, Elo 0, LOS 50 %.
+    /// Variance = (1·¼ + 2·1/16 + 0 + 2·1/16 + 1·¼)/10 = 0.075; se = √0.0075;
+    /// nElo error = 1.96·se/√(2·0.075)·800/ln10 = 1.96/√20·347.44 = 152.27.
+    #[test]
+    fn a_symmetric_count_by_hand() {
+        let s = tally([1, 2, 4, 2, 1]).summary().unwrap();
+        assert!(close(s.score, 0.5, 1e-12));
+        assert!(close(s.elo, 0.0, 1e-9) && close(s.nelo, 0.0, 1e-9));
+        assert!(close(s.los, 0.5, 1e-9));
+        let se = (0.075f64 / 10.0).sqrt();
+        let expected = (score_to_elo(0.5 + Z95 * se) - score_to_elo(0.5 - Z95 * se)) / 2.0;
+        assert!(close(s.elo_error, expected, 1e-9));
+        assert!(close(s.nelo_error, 152.27, 0.01), "{}", s.nelo_error);
+        assert!(close(s.elo_high, -s.elo_low, 1e-9));
+    }
+
+    #[test]
+    fn pairs_are_counted_from_the_first_engine() {
+        let mut t = Tally::default();
+        t.add_pair_outcomes(Outcome::WhiteWins, Outcome::WhiteWins); // W then L: WL
+        t.add_pair_outcomes(Outcome::WhiteWins, Outcome::BlackWins); // WW
+        t.add_pair_outcomes(Outcome::Draw, Outcome::WhiteWins); // DL
+        t.add_pair_outcomes(Outcome::Draw, Outcome::Draw); // DD
+        assert_eq!(t.penta, [0, 1, 2, 0, 1]);
+        assert_eq!((t.wins, t.draws, t.losses, t.penta_wl), (3, 3, 2, 1));
+        let r = t.reversed();
+        assert_eq!(r.penta, [1, 0, 2, 1, 0]);
+        assert_eq!((r.wins, r.losses), (2, 3));
+        let s = t.summary().unwrap();
+        assert!(close(s.wl_dd_ratio, 1.0, 1e-12));
+        assert!(close(s.score, t.points() / t.games() as f64, 1e-12));
+        assert!(Tally::default().summary().is_none());
+        // A perfect score is infinite Elo, not a panic.
+        let s = tally([0, 0, 0, 0, 3]).summary().unwrap();
+        assert!(s.elo.is_infinite() && s.elo > 0.0);
+    }
+
+    #[test]
+    fn erf_against_known_values() {
+        for (x, v) in [
+            (0.0, 0.0),
+            (0.1, 0.112_462_916),
+            (0.5, 0.520_499_878),
+            (1.0, 0.842_700_793),
+            (2.0, 0.995_322_265),
+            (-1.5, -0.966_105_146),
+        ] {
+            assert!(close(erf(x), v, 3e-7), "erf({x}) = {}", erf(x));
+        }
+    }
+}
