@@ -68,6 +68,9 @@ pub trait Player: Send {
     fn new_game(&mut self) -> Result<(), PlayerFault>;
     /// Chooses a move in `game.position` within `limits`.
     fn go(&mut self, game: &Game, limits: &Limits) -> Result<PlayerMove, PlayerFault>;
+    /// Under a game clock, the opponent's remaining time, told before each `go` (UCI
+    /// engines are sent both clocks). Players that do not use it ignore it.
+    fn set_opponent_clock(&mut self, _time_ms: u64) {}
 }
 
 /// The engine library playing in-process with its own parameters and hash table.
@@ -297,6 +300,9 @@ pub fn play_game(
         } else {
             &mut *black
         };
+        if let TimeControl::Clock { .. } = tc {
+            player.set_opponent_clock(clocks[1 - index].max(0) as u64);
+        }
         let reply = player.go(&game, &limits);
         let fault = match reply {
             Err(fault) => Some(fault),

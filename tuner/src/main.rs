@@ -12,6 +12,7 @@ mod pgn;
 mod plot;
 mod spsa;
 mod texel;
+mod uci_engine;
 
 use clap::{Parser, Subcommand};
 

@@ -67,19 +67,6 @@ impl Tally {
         self.penta_wl += other.penta_wl;
     }
 
-    /// The same match seen from the second engine.
-    pub fn reversed(&self) -> Tally {
-        let mut penta = self.penta;
-        penta.reverse();
-        Tally {
-            wins: self.losses,
-            draws: self.draws,
-            losses: self.wins,
-            penta,
-            penta_wl: self.penta_wl,
-        }
-    }
-
     pub fn pairs(&self) -> u64 {
         self.penta.iter().sum()
     }
@@ -203,7 +190,8 @@ pub fn fmt2(v: f64) -> String {
     if v.is_nan() {
         "nan".into()
     } else {
-        format!("{v:.2}")
+        // `+ 0.0` turns -0.0 into 0.0 so a zero never prints as "-0.00".
+        format!("{:.2}", v + 0.0)
     }
 }
 
@@ -318,9 +306,6 @@ mod tests {
         t.add_pair_outcomes(Outcome::Draw, Outcome::Draw); // DD
         assert_eq!(t.penta, [0, 1, 2, 0, 1]);
         assert_eq!((t.wins, t.draws, t.losses, t.penta_wl), (3, 3, 2, 1));
-        let r = t.reversed();
-        assert_eq!(r.penta, [1, 0, 2, 1, 0]);
-        assert_eq!((r.wins, r.losses), (2, 3));
         let s = t.summary().unwrap();
         assert!(close(s.wl_dd_ratio, 1.0, 1e-12));
         assert!(close(s.score, t.points() / t.games() as f64, 1e-12));

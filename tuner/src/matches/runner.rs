@@ -1,0 +1,391 @@
+//! Playing a match: game pairs from the openings, colours swapped, on `concurrency`
+//! worker threads that each own their two players (in-process searchers with their own
+//! hash tables, or their own engine processes). The main thread collects finished
+//! pairs, keeps the statistics and the SPRT, prints the live line, writes PGN and
+//! appends every pair to the results file, from which `--resume` continues.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs::{File, OpenOptions};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::channel;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use occam::position::Game;
+use serde::{Deserialize, Serialize};
+
+use super::side::Side;
+use super::sprt::{Decision, Sprt};
+use super::stats::{Tally, fmt2};
+use crate::games::{Adjudication, GameRecord, Outcome, PlayerFault, TimeControl, play_pair};
+use crate::pgn::{PgnWriter, render};
+
+/// Everything a match needs.
+pub struct MatchConfig<'a> {
+    pub a: &'a Side,
+    pub b: &'a Side,
+    /// Pairs to play at most (the SPRT may stop earlier).
+    pub pairs: u64,
+    pub concurrency: usize,
+    pub tc: TimeControl,
+    pub adjudication: Adjudication,
+    /// Pair `i` starts from `openings[i % len]`.
+    pub openings: &'a [Game],
+    pub hash_mb: usize,
+    pub sprt: Option<Sprt>,
+    pub pgn: Option<&'a PgnWriter>,
+    /// JSON-lines record of every pair; with `resume`, pairs found in it are not replayed.
+    pub results: Option<PathBuf>,
+    pub resume: bool,
+    /// Print the full report every this many pairs (0: only at the end).
+    pub report_every: u64,
+    /// Describes the settings that must not change across a resume (limits, openings…).
+    pub settings: String,
+    /// Print progress and reports (off for quiet callers such as tests).
+    pub verbose: bool,
+}
+
+/// What a match found.
+#[derive(Clone, Debug)]
+pub struct MatchResult {
+    pub a: String,
+    pub b: String,
+    pub tally: Tally,
+    pub sprt: Option<(Sprt, f64, Decision)>,
+    /// Faults per engine name: (crashes/hangs, illegal moves, time forfeits).
+    pub faults: BTreeMap<String, [u64; 3]>,
+    /// Pairs played in this run (not counting resumed ones) and the time they took.
+    pub played_pairs: u64,
+    pub elapsed: Duration,
+}
+
+impl MatchResult {
+    pub fn games_per_second(&self) -> f64 {
+        2.0 * self.played_pairs as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// The fastchess-style result block.
+    pub fn report(&self, settings: &str) -> String {
+        let mut out = format!("Results of {} vs {} ({settings}):\n", self.a, self.b);
+        match self.tally.summary() {
+            Some(s) => out.push_str(&s.report(&self.tally)),
+            None => out.push_str("no games played"),
+        }
+        out.push('\n');
+        if let Some((sprt, llr, _)) = &self.sprt {
+            out.push_str(&sprt.status(*llr));
+            out.push('\n');
+        }
+        for (name, [crash, illegal, time]) in &self.faults {
+            out.push_str(&format!(
+                "Faults of {name}: {} (crash/hang {crash}, illegal move {illegal}, time forfeit {time}), each scored as a loss\n",
+                crash + illegal + time
+            ));
+        }
+        if let Some((sprt, _, decision)) = &self.sprt
+            && *decision != Decision::Continue
+        {
+            out.push_str(&format!(
+                "SPRT ([{:.2}, {:.2}]) completed - {decision}\n",
+                sprt.elo0, sprt.elo1
+            ));
+        }
+        out
+    }
+
+    /// One line: W-D-L, Elo ± error, LLR.
+    pub fn live_line(&self) -> String {
+        let t = &self.tally;
+        let mut line = format!("{}-{}-{} (W-D-L)", t.wins, t.draws, t.losses);
+        if let Some(s) = t.summary() {
+            line.push_str(&format!(
+                "  Elo {} ± {}  nElo {} ± {}",
+                fmt2(s.elo),
+                fmt2(s.elo_error),
+                fmt2(s.nelo),
+                fmt2(s.nelo_error)
+            ));
+        }
+        if let Some((sprt, llr, _)) = &self.sprt {
+            line.push_str(&format!(
+                "  LLR {llr:.2} ({:.2}, {:.2})",
+                sprt.lower(),
+                sprt.upper()
+            ));
+        }
+        line
+    }
+}
+
+/// One line of the results file after its header.
+#[derive(Serialize, Deserialize)]
+struct PairLine {
+    pair: u64,
+    /// Results of the game with A as White, then with A as Black (PGN notation).
+    results: [String; 2],
+    reasons: [String; 2],
+}
+
+#[derive(Serialize, Deserialize)]
+struct HeaderLine {
+    occam_match: u32,
+    fingerprint: String,
+}
+
+fn outcome_of(pgn: &str) -> Option<Outcome> {
+    match pgn {
+        "1-0" => Some(Outcome::WhiteWins),
+        "0-1" => Some(Outcome::BlackWins),
+        "1/2-1/2" => Some(Outcome::Draw),
+        _ => None,
+    }
+}
+
+/// The results file: done pairs and their tally, the file opened for appending.
+struct ResultsFile {
+    file: File,
+    done: HashSet<u64>,
+    tally: Tally,
+}
+
+impl ResultsFile {
+    fn open(path: &Path, fingerprint: &str, resume: bool) -> Result<ResultsFile> {
+        let shown = path.display();
+        let mut done = HashSet::new();
+        let mut tally = Tally::default();
+        if !resume {
+            if path.exists() {
+                bail!(
+                    "results file {shown} already exists: pass --resume to continue that match, or choose another --results file"
+                );
+            }
+            let mut file = File::create(path).with_context(|| format!("cannot create {shown}"))?;
+            let header = HeaderLine {
+                occam_match: 1,
+                fingerprint: fingerprint.to_string(),
+            };
+            writeln!(file, "{}", serde_json::to_string(&header)?)?;
+            return Ok(ResultsFile { file, done, tally });
+        }
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("--resume: cannot read results file {shown}"))?;
+        // A run killed mid-write leaves a partial last line: keep only complete lines.
+        let complete = match text.rfind('\n') {
+            Some(i) => &text[..=i],
+            None => "",
+        };
+        let mut lines = complete.lines();
+        let header: HeaderLine = lines
+            .next()
+            .and_then(|l| serde_json::from_str(l).ok())
+            .with_context(|| format!("--resume: {shown} is not a match results file"))?;
+        if header.fingerprint != fingerprint {
+            bail!(
+                "--resume: {shown} belongs to a different match:\n  file:    {}\n  current: {fingerprint}\nuse the same sides and game settings, or another --results file",
+                header.fingerprint
+            );
+        }
+        for (number, line) in lines.enumerate() {
+            let pair: PairLine = serde_json::from_str(line)
+                .with_context(|| format!("--resume: {shown} line {} is corrupt", number + 2))?;
+            let (Some(first), Some(second)) =
+                (outcome_of(&pair.results[0]), outcome_of(&pair.results[1]))
+            else {
+                bail!("--resume: {shown} line {}: unknown result", number + 2);
+            };
+            if done.insert(pair.pair) {
+                tally.add_pair_outcomes(first, second);
+            }
+        }
+        let file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .with_context(|| format!("cannot open {shown}"))?;
+        file.set_len(complete.len() as u64)?;
+        let mut file = file;
+        use std::io::Seek as _;
+        file.seek(std::io::SeekFrom::End(0))?;
+        Ok(ResultsFile { file, done, tally })
+    }
+
+    fn append(&mut self, pair: u64, games: &[GameRecord; 2]) -> Result<()> {
+        let line = PairLine {
+            pair,
+            results: [
+                games[0].outcome.pgn().to_string(),
+                games[1].outcome.pgn().to_string(),
+            ],
+            reasons: [games[0].reason.clone(), games[1].reason.clone()],
+        };
+        // One write per line, flushed: a crash loses at most the line being written.
+        let text = format!("{}\n", serde_json::to_string(&line)?);
+        self.file.write_all(text.as_bytes())?;
+        self.file.flush()?;
+        Ok(())
+    }
+}
+
+fn fault_index(fault: &PlayerFault) -> usize {
+    match fault {
+        PlayerFault::Crash(_) => 0,
+        PlayerFault::IllegalMove(_) => 1,
+        PlayerFault::Timeout => 2,
+    }
+}
+
+/// Plays the match (or what is left of it) and returns its result.
+pub fn play_match(config: &MatchConfig<'_>) -> Result<MatchResult> {
+    if config.openings.is_empty() {
+        bail!("no openings to play from");
+    }
+    if config.concurrency == 0 {
+        bail!("--concurrency must be at least 1");
+    }
+    let fingerprint = format!(
+        "{} vs {} | {}",
+        config.a.describe(),
+        config.b.describe(),
+        config.settings
+    );
+    let mut results = config
+        .results
+        .as_deref()
+        .map(|p| ResultsFile::open(p, &fingerprint, config.resume))
+        .transpose()?;
+    let mut result = MatchResult {
+        a: config.a.name().to_string(),
+        b: config.b.name().to_string(),
+        tally: results.as_ref().map(|r| r.tally).unwrap_or_default(),
+        sprt: None,
+        faults: BTreeMap::new(),
+        played_pairs: 0,
+        elapsed: Duration::ZERO,
+    };
+    let update_sprt = |result: &mut MatchResult| {
+        if let Some(sprt) = config.sprt {
+            let llr = sprt.llr(&result.tally.penta);
+            result.sprt = Some((sprt, llr, sprt.decide(llr)));
+        }
+    };
+    update_sprt(&mut result);
+    let decided = |r: &MatchResult| matches!(r.sprt, Some((_, _, d)) if d != Decision::Continue);
+    let pending: Vec<u64> = (0..config.pairs)
+        .filter(|i| results.as_ref().is_none_or(|r| !r.done.contains(i)))
+        .collect();
+    if pending.is_empty() || decided(&result) {
+        if config.verbose && config.resume {
+            eprintln!("resume: nothing left to play");
+        }
+        return Ok(result);
+    }
+    if config.verbose && result.tally.pairs() > 0 {
+        eprintln!(
+            "resume: {} pairs already played, {} to go",
+            result.tally.pairs(),
+            pending.len()
+        );
+    }
+    // Players first, on this thread: a broken engine command fails here, clearly.
+    let slots = config.concurrency.min(pending.len());
+    let mut players = Vec::with_capacity(slots);
+    for _ in 0..slots {
+        players.push((
+            config.a.player(config.hash_mb)?,
+            config.b.player(config.hash_mb)?,
+        ));
+    }
+
+    let bar = if config.verbose {
+        let bar = ProgressBar::new(config.pairs);
+        bar.set_style(
+            ProgressStyle::with_template("{pos}/{len} pairs [{elapsed_precise}] {msg}")
+                .expect("valid template"),
+        );
+        bar.set_position(config.pairs - pending.len() as u64);
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let started = Instant::now();
+    let (tx, rx) = channel::<(u64, [GameRecord; 2])>();
+    let outcome: Result<()> = std::thread::scope(|scope| {
+        for (mut a, mut b) in players {
+            let tx = tx.clone();
+            let (next, stop, pending) = (&next, &stop, &pending);
+            scope.spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let Some(&pair) = pending.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        break;
+                    };
+                    let opening = &config.openings[(pair % config.openings.len() as u64) as usize];
+                    let games = play_pair(
+                        a.as_mut(),
+                        b.as_mut(),
+                        opening,
+                        config.tc,
+                        &config.adjudication,
+                    );
+                    if tx.send((pair, games)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut failure = Ok(());
+        for (pair, games) in rx {
+            if stop.load(Ordering::Relaxed) {
+                // Pairs finishing after the decision are not counted: the test stopped.
+                continue;
+            }
+            result.tally.add_pair(&games[0], &games[1]);
+            result.played_pairs += 1;
+            for g in &games {
+                if let Some((color, fault)) = &g.fault {
+                    let name = if color.is_white() { &g.white } else { &g.black };
+                    result.faults.entry(name.clone()).or_default()[fault_index(fault)] += 1;
+                    if config.verbose {
+                        bar.suspend(|| eprintln!("pair {pair}: {} {}", name, g.reason));
+                    }
+                }
+            }
+            if let Some(pgn) = config.pgn {
+                for (k, g) in games.iter().enumerate() {
+                    if let Err(e) = pgn.write(&render(g, &format!("{}.{}", pair + 1, k + 1), &[])) {
+                        failure = Err(e);
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+            if let Some(file) = &mut results
+                && let Err(e) = file.append(pair, &games)
+            {
+                failure = Err(e);
+                stop.store(true, Ordering::Relaxed);
+            }
+            update_sprt(&mut result);
+            if decided(&result) {
+                stop.store(true, Ordering::Relaxed);
+            }
+            bar.inc(1);
+            bar.set_message(result.live_line());
+            if config.verbose
+                && config.report_every > 0
+                && result.tally.pairs() % config.report_every == 0
+            {
+                result.elapsed = started.elapsed();
+                bar.suspend(|| println!("{}", result.report(&config.settings)));
+            }
+        }
+        failure
+    });
+    bar.finish_and_clear();
+    result.elapsed = started.elapsed();
+    outcome?;
+    Ok(result)
+}

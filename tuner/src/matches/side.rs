@@ -1,0 +1,195 @@
+//! The two kinds of match participant: a parameter set played in-process, or an
+//! external UCI engine.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use occam::Params;
+
+use crate::games::{EnginePlayer, Player};
+use crate::params_file::{ParamFile, load_all};
+use crate::uci_engine::{EngineSpec, UciEngine};
+
+/// Which field of a parameter file a side plays with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// The tuned values (`value`).
+    Value,
+    /// The starting values (`default`).
+    Default,
+}
+
+/// One participant.
+#[derive(Clone, Debug)]
+pub enum Side {
+    /// The engine library in-process, with these parameters (each game slot gets its own
+    /// searcher and hash table).
+    Params {
+        name: String,
+        /// What it was built from, for logs and the results file fingerprint.
+        source: String,
+        params: Params,
+    },
+    /// An external engine; each game slot runs its own process.
+    Engine(EngineSpec),
+}
+
+/// Parameters: the compiled values with the chosen field of every entry of `files`
+/// laid over them.
+pub fn params_from_files(files: &[PathBuf], field: Field) -> Result<Params> {
+    let loaded = load_all(files)?;
+    let mut params = Params::default();
+    for file in &loaded {
+        apply(&mut params, file, field)?;
+    }
+    Ok(params)
+}
+
+fn apply(params: &mut Params, file: &ParamFile, field: Field) -> Result<()> {
+    file.check_known_to_engine()?;
+    for e in &file.entries {
+        let index = occam::params::index_of(&e.name).expect("checked above");
+        let v = match field {
+            Field::Value => e.value,
+            Field::Default => e.default,
+        };
+        params
+            .set(index, v)
+            .with_context(|| format!("{}: parameter '{}'", file.path.display(), e.name))?;
+    }
+    Ok(())
+}
+
+impl Side {
+    /// Parses `--a`/`--b`: comma-separated `FILE`, `FILE@default` (that file's `default`
+    /// fields), `compiled` (nothing over the compiled values) and `name=NAME`.
+    pub fn parse_params(text: &str, fallback_name: &str) -> Result<Side> {
+        let mut name = None;
+        let mut params = Params::default();
+        let mut parts = Vec::new();
+        for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            if let Some(n) = item.strip_prefix("name=") {
+                if n.is_empty() {
+                    bail!("'{text}': name= needs a name");
+                }
+                name = Some(n.to_string());
+                continue;
+            }
+            if item == "compiled" {
+                parts.push("compiled".to_string());
+                continue;
+            }
+            let (path, field) = match item.strip_suffix("@default") {
+                Some(p) => (p, Field::Default),
+                None => (item.strip_suffix("@value").unwrap_or(item), Field::Value),
+            };
+            let file = ParamFile::load(std::path::Path::new(path))?;
+            apply(&mut params, &file, field)?;
+            parts.push(item.to_string());
+        }
+        if parts.is_empty() {
+            bail!(
+                "'{text}' names no parameter set: give FILE[@default],... (e.g. params/search.json,params/eval.json) or 'compiled'"
+            );
+        }
+        Ok(Side::Params {
+            name: name.unwrap_or_else(|| fallback_name.to_string()),
+            source: parts.join(","),
+            params,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Side::Params { name, .. } => name,
+            Side::Engine(spec) => &spec.name,
+        }
+    }
+
+    /// A stable description (for the results-file fingerprint).
+    pub fn describe(&self) -> String {
+        match self {
+            Side::Params {
+                name,
+                source,
+                params,
+            } => {
+                // The values themselves, so editing a file between runs is noticed.
+                let values: Vec<String> = (0..occam::params::PARAM_SPECS.len())
+                    .map(|i| params.get(i).to_string())
+                    .collect();
+                format!("{name}=params[{source}]{{{}}}", values.join(","))
+            }
+            Side::Engine(spec) => {
+                let options: Vec<String> = spec
+                    .options
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect();
+                format!(
+                    "{}=uci[{} {}]{{{}}}",
+                    spec.name,
+                    spec.cmd,
+                    spec.args.join(" "),
+                    options.join(",")
+                )
+            }
+        }
+    }
+
+    /// A player for one game slot. External engines are started and handshaken here,
+    /// so a wrong command fails the match before its first game.
+    pub fn player(&self, hash_mb: usize) -> Result<Box<dyn Player>> {
+        Ok(match self {
+            Side::Params { name, params, .. } => {
+                Box::new(EnginePlayer::new(name.clone(), params.clone(), hash_mb))
+            }
+            Side::Engine(spec) => Box::new(UciEngine::start(spec.clone())?),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo(name: &str) -> String {
+        format!("{}/../params/{name}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn parameter_sides_parse_and_merge() {
+        let side = Side::parse_params(
+            &format!(
+                "name=tuned,{},{}@default",
+                repo("search.json"),
+                repo("eval.json")
+            ),
+            "A",
+        )
+        .unwrap();
+        assert_eq!(side.name(), "tuned");
+        let compiled = Side::parse_params("compiled", "B").unwrap();
+        assert_eq!(compiled.name(), "B");
+        for bad in ["", "name=x", "no/such/file.json", "name=,compiled"] {
+            assert!(Side::parse_params(bad, "A").is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn files_override_compiled_values_by_field() {
+        let dir = std::env::temp_dir().join(format!("occam-side-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("eval.json");
+        let file = ParamFile::load(std::path::Path::new(&repo("eval.json"))).unwrap();
+        let values: Vec<i32> = file.entries.iter().map(|e| e.max).collect();
+        std::fs::write(&path, file.render_with_values(&values).unwrap()).unwrap();
+        let tuned = params_from_files(std::slice::from_ref(&path), Field::Value).unwrap();
+        let start = params_from_files(std::slice::from_ref(&path), Field::Default).unwrap();
+        for e in &file.entries {
+            assert_eq!(tuned.get_by_name(&e.name), Some(e.max));
+            assert_eq!(start.get_by_name(&e.name), Some(e.default));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

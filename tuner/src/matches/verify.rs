@@ -1,0 +1,208 @@
+//! `tuner verify FILES…`: an SPRT of the tuned values (`value`) against the starting
+//! values (`default`) of the given parameter files; only when it accepts H1 (or with
+//! `--force`) is a frozen header written, stamped with where it came from.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use occam::Params;
+use occam::params::{PARAM_SPECS, render};
+
+use super::runner::{MatchConfig, play_match};
+use super::side::{Field, Side, params_from_files};
+use super::sprt::{Decision, Model, Sprt};
+use super::stats::fmt2;
+use crate::game_args::GameArgs;
+use crate::params_file::write_atomically;
+
+#[derive(clap::Args)]
+pub struct VerifyArgs {
+    /// Parameter files whose `value`s are tested against their `default`s.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The test: elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [model=normalized|logistic].
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE", default_values = ["elo0=0", "elo1=5"])]
+    pub sprt: Vec<String>,
+    /// Elo model of the SPRT bounds.
+    #[arg(long, value_enum, default_value_t = Model::Normalized)]
+    pub model: Model,
+    /// Upper limit of game pairs.
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub pairs: u64,
+    /// Games played at the same time.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub concurrency: u64,
+    /// Where to write the frozen parameters: a Rust module when the name ends in `.rs`,
+    /// otherwise a C header.
+    #[arg(long, default_value = "occam_params.h", value_name = "FILE")]
+    pub header: PathBuf,
+    /// Write the header even when the SPRT did not accept H1.
+    #[arg(long)]
+    pub force: bool,
+    /// Record every pair in this JSON-lines file (needed for --resume).
+    #[arg(long, value_name = "FILE")]
+    pub results: Option<PathBuf>,
+    /// Continue the test recorded in --results.
+    #[arg(long, requires = "results")]
+    pub resume: bool,
+    #[command(flatten)]
+    pub games_args: GameArgs,
+}
+
+pub fn verify(args: VerifyArgs) -> Result<()> {
+    let sprt = Sprt::parse(&args.sprt, args.model)?;
+    let tuned = params_from_files(&args.files, Field::Value)?;
+    let start = params_from_files(&args.files, Field::Default)?;
+    let files: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
+    if tuned == start {
+        eprintln!(
+            "note: every value equals its default in {}: expect H0",
+            files.join(", ")
+        );
+    }
+    let tc = args.games_args.time_control()?;
+    let openings = args.games_args.openings(args.pairs.min(1_000) as usize)?;
+    let pgn = args.games_args.pgn_writer()?;
+    let settings = args.games_args.describe();
+    let side = |name: &str, field: &str, params: &Params| Side::Params {
+        name: name.to_string(),
+        source: format!("{}@{field}", files.join(",")),
+        params: params.clone(),
+    };
+    let (a, b) = (
+        side("tuned", "value", &tuned),
+        side("start", "default", &start),
+    );
+    let result = play_match(&MatchConfig {
+        a: &a,
+        b: &b,
+        pairs: args.pairs,
+        concurrency: args.concurrency as usize,
+        tc,
+        adjudication: args.games_args.adjudication(),
+        openings: &openings,
+        hash_mb: args.games_args.hash_mb(),
+        sprt: Some(sprt),
+        pgn: pgn.as_ref(),
+        results: args.results.clone(),
+        resume: args.resume,
+        report_every: 0,
+        settings: settings.clone(),
+        verbose: true,
+    })?;
+    println!("--------------------------------------------------");
+    print!("{}", result.report(&settings));
+    println!("--------------------------------------------------");
+    let (_, llr, decision) = result.sprt.expect("an SPRT was configured");
+    if decision != Decision::AcceptH1 && !args.force {
+        bail!(
+            "verification did not accept H1 ({decision} after {} games): {} not written (--force writes it anyway)",
+            result.tally.games(),
+            args.header.display()
+        );
+    }
+    let summary = result.tally.summary();
+    let (bench_nodes, _) = occam::bench::run(&tuned, occam::bench::DEFAULT_DEPTH);
+    let provenance = vec![
+        format!("verified by: tuner verify {}", files.join(" ")),
+        format!("files: {}", files.join(", ")),
+        format!(
+            "games: {} ({} pairs), {settings}",
+            result.tally.games(),
+            result.tally.pairs()
+        ),
+        format!(
+            "SPRT [{}, {}] {:?} alpha={} beta={}: {decision}{}, LLR {llr:.2} ({:.2}, {:.2})",
+            sprt.elo0,
+            sprt.elo1,
+            sprt.model,
+            sprt.alpha,
+            sprt.beta,
+            if decision == Decision::AcceptH1 {
+                ""
+            } else {
+                " (written with --force)"
+            },
+            sprt.lower(),
+            sprt.upper()
+        ),
+        match summary {
+            Some(s) => format!(
+                "Elo tuned vs start: {} +/- {} (95%), nElo {} +/- {}, Ptnml(0-2) {:?}",
+                fmt2(s.elo),
+                fmt2(s.elo_error),
+                fmt2(s.nelo),
+                fmt2(s.nelo_error),
+                result.tally.penta
+            ),
+            None => "Elo tuned vs start: no games".to_string(),
+        },
+        format!(
+            "bench: {bench_nodes} nodes (depth {}, tuned values)",
+            occam::bench::DEFAULT_DEPTH
+        ),
+        format!("date: {}", utc_now()),
+    ];
+    let entries: Vec<render::Entry<'_>> = PARAM_SPECS
+        .iter()
+        .enumerate()
+        .map(|(i, s)| render::Entry {
+            name: s.name,
+            value: tuned.get(i),
+            min: s.min,
+            max: s.max,
+            c_end: s.c_end,
+            r_end: s.r_end,
+            unit: s.unit,
+            description: s.description,
+        })
+        .collect();
+    let text = if args.header.extension().is_some_and(|e| e == "rs") {
+        render::rust_consts(&entries, &provenance)
+    } else {
+        render::c_header(&entries, &provenance)
+    };
+    write_atomically(&args.header, &text)?;
+    println!("wrote {}", args.header.display());
+    Ok(())
+}
+
+/// The current UTC time as `YYYY-MM-DD HH:MM UTC`.
+pub fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        secs % 86_400 / 3600,
+        secs % 3600 / 60
+    )
+}
+
+/// Calendar date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calendar_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(20_414), (2025, 11, 22));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+    }
+}
