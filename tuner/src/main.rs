@@ -14,9 +14,9 @@ mod spsa;
 mod texel;
 mod uci_engine;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Subcommand};
 
-#[derive(Parser)]
+#[derive(clap::Parser)]
 #[command(
     name = "tuner",
     version,
@@ -46,11 +46,17 @@ enum Command {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let arg_matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&arg_matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Spsa(args) => spsa::run(args),
         Command::Plot(args) => plot::run(args),
-        Command::Match(args) => matches::run(args),
+        Command::Match(mut args) => {
+            // clap's derive cannot group repeated multi-value options: `--engine` words
+            // are regrouped per occurrence from the raw matches.
+            args.engine_groups = matches::engine_groups(&arg_matches);
+            matches::run(args)
+        }
         Command::Verify(args) => matches::verify(args),
         Command::Texel(args) => texel::run(args),
         Command::Datagen(args) => datagen::run(args),

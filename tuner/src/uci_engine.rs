@@ -365,6 +365,7 @@ impl Player for UciEngine {
 
     fn go(&mut self, game: &Game, limits: &Limits) -> Result<PlayerMove, PlayerFault> {
         let (go, wait, on_clock) = self.go_command(game, limits);
+        let started = Instant::now();
         let result = self
             .send(&Self::position_command(game))
             .and_then(|_| self.send(&go))
@@ -387,6 +388,12 @@ impl Player for UciEngine {
                 });
             }
         };
+        // Over its clock, an engine has lost whatever it answered.
+        if let Some(clock) = limits.clock
+            && started.elapsed() > Duration::from_millis(clock.time_ms)
+        {
+            return Err(PlayerFault::Timeout);
+        }
         let score = lines.iter().rev().find_map(|l| parse_score(l));
         let text = lines
             .last()

@@ -44,8 +44,12 @@ pub struct Args {
     /// An external UCI engine: cmd=PATH [name=NAME] [args="ARGS"] [dir=DIR]
     /// [option.NAME=VALUE]... [timeout=SECONDS (hang limit under nodes/depth)].
     /// Repeatable; engines fill the sides --a/--b leave open, in order.
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE", action = ArgAction::Append, value_parser = clap::value_parser!(String))]
-    pub engine: Vec<Vec<String>>,
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE", action = ArgAction::Append)]
+    pub engine: Vec<String>,
+    /// The words of each `--engine`, grouped by occurrence (clap's derive flattens them;
+    /// `main` fills this from the argument matches with [`engine_groups`]).
+    #[arg(skip)]
+    pub engine_groups: Vec<Vec<String>>,
     /// Gauntlet: the first side plays each of the others in turn.
     #[arg(long)]
     pub gauntlet: bool,
@@ -94,10 +98,36 @@ pub fn pair_count(pairs: Option<u64>, games: Option<u64>, sprt: bool) -> Result<
     Ok(n)
 }
 
+/// The words of every `--engine` occurrence of the `match` subcommand, one group each.
+pub fn engine_groups(matches: &clap::ArgMatches) -> Vec<Vec<String>> {
+    matches
+        .subcommand_matches("match")
+        .and_then(|m| m.get_occurrences::<String>("engine"))
+        .map(|groups| groups.map(|g| g.cloned().collect()).collect())
+        .unwrap_or_default()
+}
+
+/// `--engine` words split into engines: by occurrence when known, else a new engine at
+/// every `cmd=`.
+fn engine_words(args: &Args) -> Vec<Vec<String>> {
+    if !args.engine_groups.is_empty() {
+        return args.engine_groups.clone();
+    }
+    let mut groups: Vec<Vec<String>> = Vec::new();
+    for word in &args.engine {
+        if word.starts_with("cmd=") || groups.is_empty() {
+            groups.push(Vec::new());
+        }
+        groups.last_mut().expect("pushed").push(word.clone());
+    }
+    groups
+}
+
 /// The sides in order: --a, --b, then the engines.
 fn sides(args: &Args) -> Result<Vec<Side>> {
     let mut list = Vec::new();
-    let mut engines = args.engine.iter();
+    let groups = engine_words(args);
+    let mut engines = groups.iter();
     let engine_side = |words: &Vec<String>| -> Result<Side> {
         Ok(Side::Engine(crate::uci_engine::EngineSpec::parse(words)?))
     };
