@@ -239,12 +239,20 @@ impl UciEngine {
                 }
                 Err(RecvTimeoutError::Timeout) => return Err(PlayerFault::Timeout),
                 Err(RecvTimeoutError::Disconnected) => {
-                    let status = process
-                        .child
-                        .wait()
-                        .map(|s| s.to_string())
-                        .unwrap_or_else(|e| e.to_string());
-                    return Err(PlayerFault::Crash(format!("exited ({status})")));
+                    // Give a dying process a moment to be reaped, but never block on
+                    // one that closed its output and kept running.
+                    let mut status = None;
+                    for _ in 0..20 {
+                        if let Ok(Some(s)) = process.child.try_wait() {
+                            status = Some(s);
+                            break;
+                        }
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    return Err(PlayerFault::Crash(match status {
+                        Some(s) => format!("exited ({s})"),
+                        None => "closed its output".to_string(),
+                    }));
                 }
             }
         }

@@ -281,6 +281,59 @@ pub fn gauntlet_table(name: &str, results: &[MatchResult]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn parse(line: &str) -> Args {
+        let words = std::iter::once("t").chain(line.split(' '));
+        Cli::try_parse_from(words).unwrap().args
+    }
+
+    #[test]
+    fn sides_come_from_flags_then_engines() {
+        let args =
+            parse("--a compiled --engine cmd=/bin/a name=x option.Hash=1 --engine cmd=/bin/b");
+        assert_eq!(
+            engine_words(&args),
+            vec![
+                vec!["cmd=/bin/a", "name=x", "option.Hash=1"],
+                vec!["cmd=/bin/b"]
+            ]
+        );
+        let list = sides(&args);
+        let err = list.err().unwrap().to_string();
+        assert!(err.contains("--gauntlet"), "{err}");
+        let args = parse("--a compiled --engine cmd=/bin/a name=x --engine cmd=/bin/b --gauntlet");
+        let names: Vec<String> = sides(&args)
+            .unwrap()
+            .iter()
+            .map(|s| s.name().to_string())
+            .collect();
+        assert_eq!(names, ["A", "x", "b"]);
+        let args = parse("--a compiled --engine cmd=/bin/A");
+        assert!(
+            sides(&args)
+                .err()
+                .unwrap()
+                .to_string()
+                .contains("both named 'A'")
+        );
+        let args = parse("--engine cmd=/bin/a");
+        assert!(
+            sides(&args)
+                .err()
+                .unwrap()
+                .to_string()
+                .contains("two sides")
+        );
+        let args = parse("--a compiled --engine name=x");
+        assert!(sides(&args).err().unwrap().to_string().contains("cmd=PATH"));
+    }
 
     #[test]
     fn pair_counts_and_gauntlet_file_names() {
