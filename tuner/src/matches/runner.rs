@@ -23,6 +23,9 @@ use super::stats::{Tally, fmt2};
 use crate::games::{Adjudication, GameRecord, Outcome, PlayerFault, TimeControl, play_pair};
 use crate::pgn::{PgnWriter, render};
 
+/// How often the live line is logged when stderr is not a terminal.
+const LOG_INTERVAL: Duration = Duration::from_secs(10);
+
 /// Everything a match needs.
 pub struct MatchConfig<'a> {
     pub a: &'a Side,
@@ -309,6 +312,24 @@ pub fn play_match(config: &MatchConfig<'_>) -> Result<MatchResult> {
     } else {
         ProgressBar::hidden()
     };
+    if config.verbose {
+        eprintln!(
+            "{} vs {}: up to {} pairs, {}, concurrency {}{}",
+            config.a.name(),
+            config.b.name(),
+            config.pairs,
+            config.settings,
+            slots,
+            match &config.sprt {
+                Some(s) => format!(
+                    ", SPRT [{}, {}] {:?} alpha={} beta={}",
+                    s.elo0, s.elo1, s.model, s.alpha, s.beta
+                ),
+                None => String::new(),
+            }
+        );
+    }
+    let mut last_log = Instant::now();
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let started = Instant::now();
@@ -374,6 +395,16 @@ pub fn play_match(config: &MatchConfig<'_>) -> Result<MatchResult> {
             }
             bar.inc(1);
             bar.set_message(result.live_line());
+            // Without a terminal the bar is invisible: log the live line now and then.
+            if config.verbose && bar.is_hidden() && last_log.elapsed() >= LOG_INTERVAL {
+                last_log = Instant::now();
+                eprintln!(
+                    "{}/{} pairs: {}",
+                    result.tally.pairs(),
+                    config.pairs,
+                    result.live_line()
+                );
+            }
             if config.verbose
                 && config.report_every > 0
                 && result.tally.pairs() % config.report_every == 0

@@ -47,6 +47,10 @@ pub struct VerifyArgs {
     pub resume: bool,
     #[command(flatten)]
     pub games_args: GameArgs,
+    /// Extra provenance lines for the header (e.g. `tuner spsa --verify` adds the tune's
+    /// settings); not a command-line option.
+    #[arg(skip)]
+    pub provenance: Vec<String>,
 }
 
 pub fn verify(args: VerifyArgs) -> Result<()> {
@@ -103,8 +107,9 @@ pub fn verify(args: VerifyArgs) -> Result<()> {
     }
     let summary = result.tally.summary();
     let (bench_nodes, _) = occam::bench::run(&tuned, occam::bench::DEFAULT_DEPTH);
-    let provenance = vec![
-        format!("verified by: tuner verify {}", files.join(" ")),
+    let mut provenance = vec![format!("verified by: tuner verify {}", files.join(" "))];
+    provenance.extend(args.provenance.iter().cloned());
+    provenance.extend([
         format!("files: {}", files.join(", ")),
         format!(
             "games: {} ({} pairs), {settings}",
@@ -142,7 +147,7 @@ pub fn verify(args: VerifyArgs) -> Result<()> {
             occam::bench::DEFAULT_DEPTH
         ),
         format!("date: {}", utc_now()),
-    ];
+    ]);
     let entries: Vec<render::Entry<'_>> = PARAM_SPECS
         .iter()
         .enumerate()
