@@ -370,3 +370,35 @@ fn occam_against_occam_over_uci() {
     assert!(out.status.success() && all.contains("Games: 4,"), "{all}");
     assert!(!all.contains("Faults of"), "{all}");
 }
+
+/// The UCI client against a real, strict engine when one is installed (Debian's
+/// `stockfish` package): fixed nodes and a game clock, no faults either way.
+#[test]
+fn stockfish_over_uci_when_installed() {
+    let stockfish = Path::new("/usr/games/stockfish");
+    if !stockfish.exists() {
+        eprintln!("SKIPPED: {} is not installed", stockfish.display());
+        return;
+    }
+    let cmd = format!("cmd={}", stockfish.display());
+    for limit in [["--nodes", "500"], ["--tc", "1+0.01"]] {
+        let out = tuner(&[
+            "match",
+            "--a",
+            "compiled",
+            "--engine",
+            &cmd,
+            "name=sf",
+            "option.Hash=16",
+            "option.Threads=1",
+            "--pairs",
+            "1",
+            limit[0],
+            limit[1],
+        ]);
+        let all = text(&out);
+        assert!(out.status.success(), "{all}");
+        assert!(all.contains("Games: 2,"), "{all}");
+        assert!(!all.contains("Faults of"), "{all}");
+    }
+}
