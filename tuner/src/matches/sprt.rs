@@ -321,6 +321,28 @@ mod tests {
         assert_eq!(s.llr(&[0; 5]), 0.0);
     }
 
+    /// One-sided and degenerate counts give a finite LLR of the right sign (fastchess
+    /// issue 879 was NaN here).
+    #[test]
+    fn extreme_counts_stay_finite() {
+        for model in [Model::Normalized, Model::Logistic] {
+            let s = sprt(0.0, 5.0, 0.05, 0.05, model);
+            for (penta, sign) in [
+                ([5, 0, 0, 0, 0], -1.0),
+                ([0, 0, 0, 0, 7], 1.0),
+                ([0, 0, 73, 0, 0], -1.0),
+                ([77, 1, 0, 0, 0], -1.0),
+                ([0, 0, 1, 0, 0], -1.0),
+            ] {
+                let llr = s.llr(&penta);
+                assert!(
+                    llr.is_finite() && llr * sign > 0.0,
+                    "{model:?} {penta:?}: {llr}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn configurations_are_checked_and_parsed() {
         let words = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
