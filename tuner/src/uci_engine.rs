@@ -50,7 +50,7 @@ impl EngineSpec {
             options: Vec::new(),
             move_timeout_ms: DEFAULT_MOVE_TIMEOUT_MS,
         };
-        const KEYS: &str = "cmd, name, args, dir, timeout, option.NAME";
+        const KEYS: &str = "cmd, name, args, dir, timeout, proto, option.NAME";
         for word in words {
             let Some((key, value)) = word.split_once('=') else {
                 bail!("--engine: '{word}' is not KEY=VALUE (keys: {KEYS})");
@@ -60,6 +60,9 @@ impl EngineSpec {
                 "name" => spec.name = value.to_string(),
                 "args" => spec.args = value.split_whitespace().map(String::from).collect(),
                 "dir" => spec.dir = Some(PathBuf::from(value)),
+                // Accepted for cutechess/fastchess command lines; only UCI is spoken.
+                "proto" if value == "uci" => {}
+                "proto" => bail!("--engine: proto={value} is not supported (only uci)"),
                 "timeout" => {
                     let secs: f64 = value
                         .parse()
@@ -457,7 +460,9 @@ mod tests {
         let spec = EngineSpec::parse(&["cmd=x".into(), "name=X Y".into(), "args=--uci -q".into()])
             .unwrap();
         assert_eq!((spec.name.as_str(), spec.args.len()), ("X Y", 2));
+        assert!(EngineSpec::parse(&words("cmd=x proto=uci")).is_ok());
         for bad in [
+            "cmd=x proto=xboard",
             "name=sf",
             "cmd=x foo",
             "cmd=x colour=red",
