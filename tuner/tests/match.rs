@@ -72,6 +72,8 @@ fn sprt_accepts_h1_for_defaults_against_a_crippled_eval() {
         "--sprt",
         "elo0=0",
         "elo1=50",
+        // A small beta: a wrecked eval must practically never be judged no better.
+        "beta=0.01",
         "--nodes",
         "1000",
         "--pairs",
@@ -97,6 +99,9 @@ fn sprt_does_not_accept_h1_for_identical_sets() {
         "--sprt",
         "elo0=0",
         "elo1=50",
+        // A tiny alpha: identical engines must practically never pass, even if the
+        // games stop being exact mirrors (time checks, threads).
+        "alpha=0.001",
         "--nodes",
         "1000",
         "--pairs",
