@@ -10,8 +10,11 @@ Usage: fake_engine.py MODE [SECONDS]
   nostart  exits at once without answering `uci`
 
 It handles the UCI handshake correctly so that the fault shows up in the game.
+When FAKE_ENGINE_LOG names a file, every start appends a line to it (tests count the
+restarts).
 """
 
+import os
 import sys
 import time
 
@@ -24,6 +27,10 @@ def main() -> int:
         return 2
     mode = sys.argv[1]
     delay = float(sys.argv[2]) if len(sys.argv) > 2 else 1.5
+    log = os.environ.get("FAKE_ENGINE_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(f"start {mode}\n")
     if mode == "nostart":
         return 1
     for raw in sys.stdin:

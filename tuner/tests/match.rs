@@ -116,8 +116,11 @@ fn sprt_does_not_accept_h1_for_identical_sets() {
 }
 
 /// The fake engine in `mode` plays 2 pairs against the compiled engine: the match
-/// finishes, every game is the fake engine's loss, and the fault kind is reported.
-fn against_fake(mode: &str, limit: &[&str], fault: &str) {
+/// finishes, every game is the fake engine's loss, the fault kind is reported, and the
+/// engine was started `starts` times (a dead or hung engine is replaced for each game).
+fn against_fake(mode: &str, limit: &[&str], fault: &str, starts: usize) {
+    let log = std::env::temp_dir().join(format!("occam-fake-{mode}-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&log);
     let script = root().join("scripts/fake_engine.py");
     let cmd = format!("cmd={}", script.display());
     let args = format!("args={mode} 0.6");
@@ -134,9 +137,20 @@ fn against_fake(mode: &str, limit: &[&str], fault: &str) {
         "2",
     ];
     argv.extend_from_slice(limit);
-    let out = tuner(&argv);
+    let out = Command::new(env!("CARGO_BIN_EXE_tuner"))
+        .args(&argv)
+        .current_dir(root())
+        .env("FAKE_ENGINE_LOG", &log)
+        .output()
+        .expect("run tuner");
     let all = text(&out);
     assert!(out.status.success(), "{mode}: {all}");
+    let started = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    assert_eq!(started, starts, "{mode}: engine starts\n{all}");
+    let _ = std::fs::remove_file(&log);
     assert!(
         all.contains("Games: 4, Wins: 4, Losses: 0, Draws: 0"),
         "{mode}: {all}"
@@ -149,18 +163,12 @@ fn against_fake(mode: &str, limit: &[&str], fault: &str) {
 
 #[test]
 fn broken_engines_lose_their_games_and_the_match_goes_on() {
-    against_fake("crash", &["--nodes", "300"], "crash/hang 4");
-    against_fake(
-        "illegal",
-        &["--nodes", "300"],
-        "crash/hang 0, illegal move 4",
-    );
-    against_fake("hang", &["--nodes", "300"], "crash/hang 4");
-    against_fake(
-        "slow",
-        &["--tc", "0.5+0"],
-        "crash/hang 0, illegal move 0, time forfeit 4",
-    );
+    against_fake("crash", &["--nodes", "300"], "crash/hang 4", 4);
+    let illegal = "crash/hang 0, illegal move 4";
+    against_fake("illegal", &["--nodes", "300"], illegal, 1);
+    against_fake("hang", &["--nodes", "300"], "crash/hang 4", 4);
+    let forfeit = "crash/hang 0, illegal move 0, time forfeit 4";
+    against_fake("slow", &["--tc", "0.5+0"], forfeit, 1);
     // An engine that cannot even start fails the match up front, with a reason.
     let cmd = format!("cmd={}", root().join("scripts/fake_engine.py").display());
     let out = tuner(&["match", "--a", "compiled", "--engine", &cmd, "args=nostart"]);
