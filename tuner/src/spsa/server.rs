@@ -422,6 +422,7 @@ impl Server {
     }
 
     /// Iterations in flight (issued, not finished).
+    #[cfg(test)]
     pub fn in_flight(&self) -> usize {
         self.in_flight.len()
     }
