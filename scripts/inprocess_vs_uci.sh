@@ -5,14 +5,18 @@
 #   scripts/inprocess_vs_uci.sh                 # 40 pairs at 5000 nodes, 1 game at a time
 #   NODES=2000 PAIRS=100 CONCURRENCY=2 scripts/inprocess_vs_uci.sh
 #   OCCAM_UCI=/path/to/occam scripts/inprocess_vs_uci.sh   # another UCI build of the engine
+#   ROUNDS=5 scripts/inprocess_vs_uci.sh        # more alternations on a busy machine
 #
 # Both matches play the same openings with the same hash size, so they do the same work.
+# The two routes alternate ROUNDS times so that background load hits both alike; the
+# median ratio is the figure to quote.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NODES=${NODES:-5000}
 PAIRS=${PAIRS:-40}
 CONCURRENCY=${CONCURRENCY:-1}
 HASH=${HASH:-8}
+ROUNDS=${ROUNDS:-3}
 cargo build --release --quiet -p occam -p tuner
 TUNER=target/release/tuner
 ENGINE=${OCCAM_UCI:-target/release/occam}
@@ -31,10 +35,21 @@ play() {
     speed <<<"$out"
 }
 
-inprocess=$(play --a name=A,compiled --b name=B,compiled)
-uci=$(play --engine "cmd=$ENGINE" name=uci-A "option.Hash=$HASH" \
-    --engine "cmd=$ENGINE" name=uci-B "option.Hash=$HASH")
-echo "nodes=$NODES pairs=$PAIRS concurrency=$CONCURRENCY hash=${HASH}MB"
-echo "in-process: $inprocess games/s"
-echo "UCI:        $uci games/s"
-awk -v a="$inprocess" -v b="$uci" 'BEGIN { printf "ratio in-process / UCI: %.2fx\n", a / b }'
+# One quick game pair first: an engine that does not play over UCI fails here, fast.
+"$TUNER" match --engine "cmd=$ENGINE" name=probe-A timeout=5 --engine "cmd=$ENGINE" name=probe-B \
+    timeout=5 --nodes 100 --pairs 1 2>/dev/null | grep -q 'Faults of' && {
+    echo "$ENGINE does not play games over UCI (faults in a probe pair)" >&2
+    exit 1
+}
+echo "nodes=$NODES pairs=$PAIRS concurrency=$CONCURRENCY hash=${HASH}MB rounds=$ROUNDS"
+ratios=()
+for round in $(seq "$ROUNDS"); do
+    inprocess=$(play --a name=A,compiled --b name=B,compiled)
+    uci=$(play --engine "cmd=$ENGINE" name=uci-A "option.Hash=$HASH" \
+        --engine "cmd=$ENGINE" name=uci-B "option.Hash=$HASH")
+    ratio=$(awk -v a="$inprocess" -v b="$uci" 'BEGIN { printf "%.2f", a / b }')
+    ratios+=("$ratio")
+    echo "round $round: in-process $inprocess games/s, UCI $uci games/s, ratio ${ratio}x"
+done
+median=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+echo "median ratio in-process / UCI: ${median}x"
