@@ -704,8 +704,6 @@ impl Searcher {
         let mut best_move: Option<Move> = None;
         let mut moves_searched = 0usize;
         let mut quiets_tried = shakmaty::MoveList::new();
-        // Set once LMP or futility fires: later quiets are skipped unless they give check.
-        let mut prune_quiets = false;
         while let Some(m) = picker.next(pos, &self.history, &self.see_values) {
             if Some(m) == excluded {
                 continue;
@@ -728,10 +726,8 @@ impl Searcher {
                         // lmp_: late move pruning with Integral's dynamic improving rate.
                         let lmp_limit = (p.lmp_base() + p.lmp_depth_sq() * depth * depth)
                             / (p.lmp_div() - improving_rate);
-                        if prune_quiets
-                            || depth <= p.lmp_max_depth() && moves_searched as i32 >= lmp_limit
-                        {
-                            prune_quiets = true;
+                        if depth <= p.lmp_max_depth() && moves_searched as i32 >= lmp_limit {
+                            picker.skip_quiets = true;
                             continue;
                         }
                         // fp_: futility pruning of quiets.
@@ -739,7 +735,7 @@ impl Searcher {
                             && lmr_depth <= p.fp_max_depth()
                             && static_eval + p.fp_base() + p.fp_depth() * lmr_depth <= alpha
                         {
-                            prune_quiets = true;
+                            picker.skip_quiets = true;
                             continue;
                         }
                     }
@@ -786,6 +782,7 @@ impl Searcher {
             }
 
             let child = pos.play(m);
+            self.tt.prefetch(child.hash());
             let gives_check = child.is_check();
             let p = &self.params;
             // ext_: check extension, guarded by the ply so the tree cannot explode.

@@ -39,7 +39,8 @@ pub struct MovePicker {
     cursor: usize,
     noisy_end: usize,
     bad_end: usize,
-    /// Set by the search (late move pruning/futility) to skip the remaining quiets.
+    /// Set by the search (late move pruning/futility): the remaining quiets are
+    /// skipped, except those that give check.
     pub skip_quiets: bool,
     /// Q-search outside check: no quiets and no losing captures at all.
     noisy_only: bool,
@@ -174,10 +175,19 @@ impl MovePicker {
                     self.stage = Stage::Quiets;
                 }
                 Stage::Quiets => {
-                    if !self.skip_quiets
-                        && let Some(m) = self.pick_best(self.moves.len())
-                    {
-                        return Some(m);
+                    if !self.skip_quiets {
+                        if let Some(m) = self.pick_best(self.moves.len()) {
+                            return Some(m);
+                        }
+                    } else {
+                        // Pruned quiets: only checking ones are still offered, unsorted.
+                        while self.cursor < self.moves.len() {
+                            let m = self.moves[self.cursor];
+                            self.cursor += 1;
+                            if pos.quiet_gives_check(&m) {
+                                return Some(m);
+                            }
+                        }
                     }
                     self.cursor = 0;
                     self.stage = Stage::BadCaptures;

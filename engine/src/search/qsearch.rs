@@ -82,6 +82,7 @@ impl Searcher {
                 }
             }
             let child = pos.play(m);
+            self.tt.prefetch(child.hash());
             self.keys.push(pos.hash());
             let score = -self.qsearch(ctx, &child, -beta, -alpha, ply + 1);
             self.keys.pop();
