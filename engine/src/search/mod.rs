@@ -704,6 +704,7 @@ impl Searcher {
         let mut best_move: Option<Move> = None;
         let mut moves_searched = 0usize;
         let mut quiets_tried = shakmaty::MoveList::new();
+        let mate_hunt = alpha >= MATE_BOUND || beta <= -MATE_BOUND;
         while let Some(m) = picker.next(pos, &self.history, &self.see_values) {
             if Some(m) == excluded {
                 continue;
@@ -717,7 +718,8 @@ impl Searcher {
             };
 
             // Pruning of late moves, once a move has been searched and we are not mated.
-            // Quiet checks are never pruned here: they are how short mates are found.
+            // Quiet checks are never pruned here, and no move count prunes while a
+            // shorter mate than the one in hand is being looked for.
             if !root && best_score > -MATE_BOUND {
                 let lmr_depth =
                     (depth - self.lmr_reduction(depth, moves_searched + 1) / 100).max(0);
@@ -726,7 +728,10 @@ impl Searcher {
                         // lmp_: late move pruning with Integral's dynamic improving rate.
                         let lmp_limit = (p.lmp_base() + p.lmp_depth_sq() * depth * depth)
                             / (p.lmp_div() - improving_rate);
-                        if depth <= p.lmp_max_depth() && moves_searched as i32 >= lmp_limit {
+                        if depth <= p.lmp_max_depth()
+                            && moves_searched as i32 >= lmp_limit
+                            && !mate_hunt
+                        {
                             picker.skip_quiets = true;
                             continue;
                         }
