@@ -519,9 +519,9 @@ impl Searcher {
         } else {
             None
         };
-        self.stats.tt_probes += 1;
-        if tt.is_some() {
-            self.stats.tt_hits += 1;
+        if excluded.is_none() {
+            self.stats.tt_probes += 1;
+            self.stats.tt_hits += tt.is_some() as u64;
         }
         let tt_move = tt.and_then(|h| h.mv);
         if let Some(h) = tt

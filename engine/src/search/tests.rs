@@ -287,3 +287,49 @@ fn set_params_rebuilds_tables_and_changes_the_search() {
     let b = search_depth(&mut s, &g, 7).nodes;
     assert_ne!(a, b);
 }
+
+/// Short in-process games on a real clock: every move legal, never out of time.
+#[test]
+fn self_play_on_a_clock_never_loses_on_time() {
+    let openings = [
+        crate::position::START_FEN,
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    ];
+    for fen in openings {
+        let mut g = game(fen);
+        let mut players = [searcher(), searcher()];
+        let mut clocks = [400u64, 400u64];
+        let inc = 10;
+        for ply in 0..40 {
+            if g.end().is_some() {
+                break;
+            }
+            let side = ply % 2;
+            let limits = Limits {
+                clock: Some(Clock {
+                    time_ms: clocks[side],
+                    inc_ms: inc,
+                    movestogo: None,
+                }),
+                move_overhead_ms: 10,
+                ..Limits::default()
+            };
+            let start = Instant::now();
+            let r = players[side].search(&g, &limits, &Control::default(), &mut |_| {});
+            let used = start.elapsed().as_millis() as u64;
+            assert!(
+                used < clocks[side],
+                "{fen} ply {ply}: used {used} of {}",
+                clocks[side]
+            );
+            clocks[side] = clocks[side] - used + inc;
+            let m = r.best_move.expect("a move");
+            assert!(
+                g.position.board().is_legal(m),
+                "{fen} ply {ply}: illegal {m:?}"
+            );
+            g.play(m);
+        }
+    }
+}
