@@ -222,10 +222,17 @@ impl Searcher {
         self.params = params;
     }
 
-    /// Resizes the transposition table (clears it).
+    /// Resizes the transposition table (clears it). If the memory cannot be had the
+    /// old size is kept; [`Searcher::try_set_hash_mb`] reports that.
     pub fn set_hash_mb(&mut self, mb: usize) {
+        let _ = self.try_set_hash_mb(mb);
+    }
+
+    /// Resizes the transposition table (clears it), or says why it could not.
+    pub fn try_set_hash_mb(&mut self, mb: usize) -> Result<(), String> {
+        self.tt.resize(mb)?;
         self.hash_mb = mb;
-        self.tt.resize(mb);
+        Ok(())
     }
 
     /// Size of the transposition table in megabytes.
@@ -584,7 +591,10 @@ impl Searcher {
         };
         self.stack[ply].improving_rate = improving_rate;
 
-        if !pv_node && !in_check && excluded.is_none() {
+        // Inside a mate search (a window bound is already a mate score) the static
+        // eval says nothing, so no eval-based pruning is done there.
+        let mate_hunt = alpha >= MATE_BOUND || beta <= -MATE_BOUND;
+        if !pv_node && !in_check && excluded.is_none() && !mate_hunt {
             // razor_: Stockfish's form; a hopeless node drops into q-search and returns
             // its value when that still fails low with a non-mate score.
             if depth <= p.razor_max_depth()
@@ -704,7 +714,6 @@ impl Searcher {
         let mut best_move: Option<Move> = None;
         let mut moves_searched = 0usize;
         let mut quiets_tried = shakmaty::MoveList::new();
-        let mate_hunt = alpha >= MATE_BOUND || beta <= -MATE_BOUND;
         while let Some(m) = picker.next(pos, &self.history, &self.see_values) {
             if Some(m) == excluded {
                 continue;
@@ -737,6 +746,7 @@ impl Searcher {
                         }
                         // fp_: futility pruning of quiets.
                         if !in_check
+                            && !mate_hunt
                             && lmr_depth <= p.fp_max_depth()
                             && static_eval + p.fp_base() + p.fp_depth() * lmr_depth <= alpha
                         {

@@ -333,3 +333,14 @@ fn self_play_on_a_clock_never_loses_on_time() {
         }
     }
 }
+
+#[test]
+fn impossible_hash_size_is_refused_and_the_old_table_kept() {
+    let mut s = searcher();
+    assert!(s.try_set_hash_mb(usize::MAX / 2).is_err());
+    assert_eq!(s.hash_mb(), 4);
+    s.set_hash_mb(2);
+    assert_eq!(s.hash_mb(), 2);
+    let r = search_depth(&mut s, &game(crate::position::START_FEN), 4);
+    assert!(r.best_move.is_some());
+}

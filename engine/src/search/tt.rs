@@ -142,15 +142,29 @@ impl TranspositionTable {
             buckets: Vec::new(),
             generation: 0,
         };
-        tt.resize(mb);
+        if tt.resize(mb).is_err() {
+            // Fall back to the smallest table rather than failing to construct.
+            let _ = tt.resize(1);
+        }
         tt
     }
 
-    /// Reallocates to `mb` megabytes (at least one bucket), empty.
-    pub fn resize(&mut self, mb: usize) {
-        let count = (mb.max(1) * 1024 * 1024 / std::mem::size_of::<Bucket>()).max(1);
-        self.buckets = vec![Bucket::default(); count];
+    /// Reallocates to `mb` megabytes (at least one bucket), empty. When the memory
+    /// cannot be had, the table keeps its old size (cleared) and the error says why.
+    pub fn resize(&mut self, mb: usize) -> Result<(), String> {
+        let count = (mb.max(1).saturating_mul(1024 * 1024) / std::mem::size_of::<Bucket>()).max(1);
+        let mut buckets = Vec::new();
+        if buckets.try_reserve_exact(count).is_err() {
+            self.clear();
+            return Err(format!(
+                "cannot allocate a {mb} MB hash table; keeping {} MB",
+                self.buckets.len() * std::mem::size_of::<Bucket>() / (1024 * 1024)
+            ));
+        }
+        buckets.resize(count, Bucket::default());
+        self.buckets = buckets;
         self.generation = 0;
+        Ok(())
     }
 
     pub fn clear(&mut self) {
