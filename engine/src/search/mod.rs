@@ -341,7 +341,7 @@ impl Searcher {
                 } else {
                     break s;
                 }
-                delta += delta * (self.params.asp_widen_pct() - 100) / 100;
+                delta += (delta * (self.params.asp_widen_pct() - 100) / 100).max(1);
             };
             if self.stopped {
                 break;
