@@ -733,26 +733,17 @@ impl Searcher {
                 let lmr_depth =
                     (depth - self.lmr_reduction(depth, moves_searched + 1) / 100).max(0);
                 if !noisy {
-                    if !pos.quiet_gives_check(&m) {
-                        // lmp_: late move pruning with Integral's dynamic improving rate.
-                        let lmp_limit = (p.lmp_base() + p.lmp_depth_sq() * depth * depth)
-                            / (p.lmp_div() - improving_rate);
-                        if depth <= p.lmp_max_depth()
-                            && moves_searched as i32 >= lmp_limit
-                            && !mate_hunt
-                        {
-                            picker.skip_quiets = true;
-                            continue;
-                        }
-                        // fp_: futility pruning of quiets.
-                        if !in_check
-                            && !mate_hunt
-                            && lmr_depth <= p.fp_max_depth()
-                            && static_eval + p.fp_base() + p.fp_depth() * lmr_depth <= alpha
-                        {
-                            picker.skip_quiets = true;
-                            continue;
-                        }
+                    // lmp_: late move pruning with Integral's dynamic improving rate.
+                    let lmp_limit = (p.lmp_base() + p.lmp_depth_sq() * depth * depth)
+                        / (p.lmp_div() - improving_rate);
+                    let lmp = depth <= p.lmp_max_depth() && moves_searched as i32 >= lmp_limit;
+                    // fp_: futility pruning of quiets.
+                    let futile = !in_check
+                        && lmr_depth <= p.fp_max_depth()
+                        && static_eval + p.fp_base() + p.fp_depth() * lmr_depth <= alpha;
+                    if (lmp || futile) && !mate_hunt && !pos.quiet_gives_check(&m) {
+                        picker.skip_quiets = true;
+                        continue;
                     }
                     // see_: quiets that lose material at low depth.
                     if lmr_depth <= p.see_max_depth()
