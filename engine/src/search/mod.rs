@@ -273,13 +273,12 @@ impl Searcher {
         control: &Control,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        let ctx = Ctx {
+        let mut ctx = Ctx {
             control,
             tm: TimeManager::new(limits, &self.params),
             node_limit: limits.nodes,
             infinite: limits.infinite,
         };
-        let mut ctx = ctx;
         self.tt.new_search();
         self.history.clear_killers();
         self.nodes = 0;
@@ -387,7 +386,11 @@ impl Searcher {
             ctx.tm.adjust(&self.params, changed, depth > 1 && dropped);
             prev_best = best;
             prev_score = score;
-            if !ctx.infinite && !control.pondering.load(Ordering::Relaxed) && ctx.tm.soft_expired()
+            // A forced reply on the clock needs no thinking: save the time.
+            let forced = legal.len() == 1 && limits.clock.is_some();
+            if !ctx.infinite
+                && !control.pondering.load(Ordering::Relaxed)
+                && (ctx.tm.soft_expired() || forced)
             {
                 break;
             }

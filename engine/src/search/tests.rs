@@ -344,3 +344,22 @@ fn impossible_hash_size_is_refused_and_the_old_table_kept() {
     let r = search_depth(&mut s, &game(crate::position::START_FEN), 4);
     assert!(r.best_move.is_some());
 }
+
+#[test]
+fn a_forced_reply_on_the_clock_is_played_after_one_iteration() {
+    let mut s = searcher();
+    // Black is in check with a single legal move.
+    let g = game("k7/8/Q7/8/8/8/8/K7 b - - 0 1");
+    assert_eq!(g.position.legal_moves().len(), 1);
+    let limits = Limits {
+        clock: Some(Clock {
+            time_ms: 60_000,
+            inc_ms: 0,
+            movestogo: None,
+        }),
+        ..Limits::default()
+    };
+    let r = s.search(&g, &limits, &Control::default(), &mut |_| {});
+    assert_eq!(r.depth, 1);
+    assert!(r.best_move.is_some());
+}
