@@ -64,7 +64,8 @@ impl Searcher {
 
         let original_alpha = alpha;
         let mut best_move = None;
-        let mut picker = MovePicker::new_qsearch(tt.and_then(|h| h.mv), in_check);
+        let tt_move = tt.and_then(|h| h.mv);
+        let mut picker = MovePicker::new_qsearch(tt_move, in_check);
         while let Some(m) = picker.next(pos, &self.history, &self.see_values) {
             if !in_check {
                 // Delta pruning: even winning the victim outright cannot reach alpha.
@@ -76,8 +77,9 @@ impl Searcher {
                 {
                     continue;
                 }
-                // The picker drops losing captures; the TT move is not screened there.
-                if see(pos, &m, &self.see_values) < 0 {
+                // The picker already dropped losing captures; the TT move and
+                // promotions were not screened by SEE there.
+                if (Some(m) == tt_move || m.is_promotion()) && see(pos, &m, &self.see_values) < 0 {
                     continue;
                 }
             }
