@@ -363,3 +363,37 @@ fn a_forced_reply_on_the_clock_is_played_after_one_iteration() {
     assert_eq!(r.depth, 1);
     assert!(r.best_move.is_some());
 }
+
+/// Random games (a fixed LCG, so the test is reproducible): every position reached is
+/// searched briefly; the move must be legal and nothing may panic (debug assertions,
+/// overflow checks).
+#[test]
+fn random_games_never_break_the_search() {
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) as usize
+    };
+    let mut s = searcher();
+    for _ in 0..16 {
+        let mut g = game(crate::position::START_FEN);
+        for _ in 0..120 {
+            if g.end().is_some() {
+                break;
+            }
+            let r = search_depth(&mut s, &g, 5);
+            let best = r.best_move.expect("a move");
+            assert!(g.position.board().is_legal(best), "{}", g.position.fen());
+            let moves = g.position.legal_moves();
+            // Mostly random moves, sometimes the engine's, to reach varied positions.
+            let m = if next() % 4 == 0 {
+                best
+            } else {
+                moves[next() % moves.len()]
+            };
+            g.play(m);
+        }
+    }
+}
