@@ -5,7 +5,7 @@
 use super::movepick::MovePicker;
 use super::see::{captured_value, see};
 use super::tt::{Bound, eval_from_tt};
-use super::{Ctx, INF, MATE, MATE_BOUND, MAX_PLY, NO_SCORE, Searcher};
+use super::{Ctx, INF, MATE, MAX_PLY, NO_SCORE, Searcher};
 use crate::position::Position;
 
 impl Searcher {
@@ -115,7 +115,6 @@ impl Searcher {
         } else {
             Bound::Upper
         };
-        let _ = MATE_BOUND;
         self.tt.store(
             pos.hash(),
             ply,

@@ -56,10 +56,9 @@ impl TimeManager {
     /// Adjusts the soft limit after an iteration: more time when the best move just
     /// changed or the score dropped (fail low), never past the hard limit.
     pub fn adjust(&mut self, p: &Params, best_move_changed: bool, score_dropped: bool) {
-        let (Some(soft), Some(hard)) = (self.soft_ms, self.hard_ms) else {
+        let (Some(_), Some(hard)) = (self.soft_ms, self.hard_ms) else {
             return;
         };
-        let _ = soft;
         let mut pct = 100;
         if best_move_changed {
             pct += p.tm_instability_pct() as u64;

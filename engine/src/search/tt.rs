@@ -355,7 +355,6 @@ mod tests {
             buckets: vec![Bucket::default()],
             generation: 0,
         };
-        let pos = Position::startpos();
         for (i, depth) in [(1u64, 10), (2, 3), (3, 8)] {
             tt.store(i, 0, None, 0, 0, depth, Bound::Lower);
         }
@@ -371,6 +370,5 @@ mod tests {
         let depths: Vec<u8> = tt.buckets[0].entries.iter().map(|e| e.depth).collect();
         assert!(depths.contains(&1));
         assert!(tt.hashfull() > 0);
-        let _ = pos;
     }
 }
