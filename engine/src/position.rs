@@ -3,12 +3,13 @@
 //! repetition detection. The search, perft, UCI and the tuner's games all move
 //! pieces through this one path.
 
+use shakmaty::attacks;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
-    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, MoveList, Piece, Position as _,
-    Role, Square,
+    Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, MoveList, Piece,
+    Position as _, Role, Square,
 };
 
 /// Why a FEN or a move was refused. The message names what was wrong and what is allowed.
@@ -249,6 +250,27 @@ impl Position {
         Position::from_chess(board)
     }
 
+    /// Whether a quiet `Normal` move (no capture, no promotion) gives check, without
+    /// playing it: a direct attack from the target square or a slider uncovered
+    /// behind the origin. Other kinds of moves (castling) report `false`.
+    pub fn quiet_gives_check(&self, m: &Move) -> bool {
+        let Move::Normal { role, from, to, .. } = *m else {
+            return false;
+        };
+        let board = self.board.board();
+        let us = self.board.turn();
+        let Some(king) = board.king_of(!us) else {
+            return false;
+        };
+        let occupied = (board.occupied() ^ Bitboard::from(from)) | Bitboard::from(to);
+        if attacks::attacks(to, Piece { color: us, role }, occupied).contains(king) {
+            return true;
+        }
+        let sliders = (attacks::bishop_attacks(king, occupied) & board.bishops_and_queens())
+            | (attacks::rook_attacks(king, occupied) & board.rooks_and_queens());
+        (sliders & board.by_color(us) & !Bitboard::from(from)).any()
+    }
+
     /// Neither side can ever mate (K vs K, K+minor vs K, same-coloured bishops...).
     pub fn is_insufficient_material(&self) -> bool {
         self.board.is_insufficient_material()
@@ -409,6 +431,25 @@ mod tests {
         assert_eq!(g.end(), Some(GameEnd::FiftyMoves));
         let g = Game::new(Position::from_fen("4k3/8/8/8/8/8/8/4KB2 w - - 0 1", false).unwrap());
         assert_eq!(g.end(), Some(GameEnd::InsufficientMaterial));
+    }
+
+    #[test]
+    fn quiet_gives_check_matches_playing_the_move() {
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "4k3/8/8/8/8/4B3/4R3/4K3 w - - 0 1",
+            "2k5/8/1K6/8/8/8/8/7R w - - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "3k4/8/8/8/8/3N4/8/3QK3 w - - 0 1",
+        ] {
+            let p = Position::from_fen(fen, false).unwrap();
+            for m in p.legal_moves() {
+                if m.is_capture() || m.is_promotion() || m.is_castle() {
+                    continue;
+                }
+                assert_eq!(p.quiet_gives_check(&m), p.play(m).is_check(), "{fen} {m}");
+            }
+        }
     }
 
     #[test]

@@ -1,15 +1,30 @@
 //! The search: a library API (position, limits, parameters, an `info` callback)
-//! that knows no protocol. (Placeholder: plain iterative-deepening alpha-beta,
-//! until the full search lands.)
+//! that knows no protocol. Iterative deepening with aspiration windows over a
+//! principal variation search with a transposition table, staged move ordering,
+//! quiescence search and the usual selectivity, every margin a parameter of
+//! `params/search.json`. Each technique has one section named after its prefix.
+
+pub mod history;
+pub mod movepick;
+mod qsearch;
+pub mod see;
+pub mod stats;
+pub mod time;
+pub mod tt;
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
-use shakmaty::Move;
+use shakmaty::{Move, Position as _};
 
 use crate::eval::Evaluator;
 use crate::params::Params;
 use crate::position::{Game, Position};
+use history::History;
+use movepick::{MovePicker, is_noisy};
+use see::{SeeValues, see};
+pub use stats::SearchStats;
+use time::TimeManager;
+use tt::{Bound, TranspositionTable, eval_from_tt};
 
 /// Deepest ply the search stacks are sized for.
 pub const MAX_PLY: usize = 128;
@@ -17,6 +32,13 @@ pub const MAX_PLY: usize = 128;
 pub const MATE: i32 = 32_000;
 /// Scores beyond this magnitude are mate scores.
 pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+/// Larger than any score.
+pub const INF: i32 = MATE + 1;
+/// Marks "no static eval" (in check) in the search stack and the TT.
+pub const NO_SCORE: i32 = -INF - 1;
+
+/// How often (in nodes) the clock and the stop flag are polled.
+const CHECK_EVERY_NODES: u64 = 1024;
 
 /// A score as UCI reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,18 +117,36 @@ pub struct SearchResult {
     pub nodes: u64,
 }
 
-/// Search statistics accumulated since the last [`Searcher::reset_stats`]
-/// (`occam bench --stats`, the `SearchStats` UCI option).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SearchStats {
-    pub nodes: u64,
-    pub qnodes: u64,
+/// Per-ply search state (the stack is indexed by ply, never by draft).
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    static_eval: i32,
+    /// Integral's dynamic improving rate in hundredths (0..=100).
+    improving_rate: i32,
+    /// Move played from this ply (`None` for a null move).
+    current_move: Option<Move>,
+    /// Move excluded by a singular-extension search at this ply.
+    excluded: Option<Move>,
 }
 
-impl std::fmt::Display for SearchStats {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "nodes {} qnodes {}", self.nodes, self.qnodes)
+impl Default for Frame {
+    fn default() -> Self {
+        Frame {
+            static_eval: NO_SCORE,
+            improving_rate: 0,
+            current_move: None,
+            excluded: None,
+        }
     }
+}
+
+/// What one running search needs besides the searcher's own tables.
+struct Ctx<'a> {
+    control: &'a Control,
+    tm: TimeManager,
+    node_limit: Option<u64>,
+    /// `go infinite`: only `stop` ends the search.
+    infinite: bool,
 }
 
 /// A search instance: owns its parameters, evaluator and tables.
@@ -114,23 +154,57 @@ pub struct Searcher {
     params: Params,
     eval: Evaluator,
     hash_mb: usize,
+    tt: TranspositionTable,
+    history: History,
+    see_values: SeeValues,
+    /// LMR table in hundredths of a ply, `[depth][move number]`, built from `lmr_*`.
+    lmr: Vec<i32>,
+    stack: Vec<Frame>,
+    pv: Vec<[Option<Move>; MAX_PLY + 1]>,
+    pv_len: [usize; MAX_PLY + 1],
+    /// Hashes of the game before the root and of the current search path (repetitions).
+    keys: Vec<u64>,
     nodes: u64,
-    seldepth: u32,
-    start: Instant,
+    seldepth: usize,
+    root_depth: i32,
+    /// Null move is disabled below this ply while a null-move cut is verified.
+    nmp_min_ply: usize,
     stopped: bool,
     stats: SearchStats,
+}
+
+const LMR_SIZE: usize = 64;
+
+fn lmr_table(p: &Params) -> Vec<i32> {
+    let mut t = vec![0; LMR_SIZE * LMR_SIZE];
+    for d in 1..LMR_SIZE {
+        for m in 1..LMR_SIZE {
+            let r = (d as f64).ln() * (m as f64).ln() * 10_000.0 / p.lmr_div() as f64;
+            t[d * LMR_SIZE + m] = p.lmr_base() + r as i32;
+        }
+    }
+    t
 }
 
 impl Searcher {
     pub fn new(params: Params, hash_mb: usize) -> Self {
         let eval = Evaluator::new(&params);
         Searcher {
+            see_values: SeeValues::new(&params),
+            lmr: lmr_table(&params),
             params,
             eval,
             hash_mb,
+            tt: TranspositionTable::new(hash_mb),
+            history: History::default(),
+            stack: vec![Frame::default(); MAX_PLY + 4],
+            pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY + 1],
+            keys: Vec::new(),
             nodes: 0,
             seldepth: 0,
-            start: Instant::now(),
+            root_depth: 0,
+            nmp_min_ply: 0,
             stopped: false,
             stats: SearchStats::default(),
         }
@@ -143,12 +217,27 @@ impl Searcher {
     /// Replaces the parameters and rebuilds every table derived from them.
     pub fn set_params(&mut self, params: Params) {
         self.eval.refresh(&params);
+        self.see_values = SeeValues::new(&params);
+        self.lmr = lmr_table(&params);
         self.params = params;
     }
 
-    /// Resizes the transposition table (clears it).
+    /// Resizes the transposition table (clears it). If the memory cannot be had the
+    /// old size is kept; [`Searcher::try_set_hash_mb`] reports that.
     pub fn set_hash_mb(&mut self, mb: usize) {
+        let _ = self.try_set_hash_mb(mb);
+    }
+
+    /// Resizes the transposition table (clears it), or says why it could not.
+    pub fn try_set_hash_mb(&mut self, mb: usize) -> Result<(), String> {
+        self.tt.resize(mb)?;
         self.hash_mb = mb;
+        Ok(())
+    }
+
+    /// Size of the transposition table in megabytes.
+    pub fn hash_mb(&self) -> usize {
+        self.hash_mb
     }
 
     /// Statistics since the last reset.
@@ -160,12 +249,15 @@ impl Searcher {
         self.stats = SearchStats::default();
     }
 
-    /// Forgets everything learned (new game).
-    pub fn clear(&mut self) {}
+    /// Forgets everything learned (new game): transposition table and histories.
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.history.clear();
+    }
 
     /// Per mille of the transposition table in use.
     pub fn hashfull(&self) -> u32 {
-        0
+        self.tt.hashfull()
     }
 
     /// Static evaluation of a position with this searcher's parameters.
@@ -181,142 +273,644 @@ impl Searcher {
         control: &Control,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        self.start = Instant::now();
+        let mut ctx = Ctx {
+            control,
+            tm: TimeManager::new(limits, &self.params),
+            node_limit: limits.nodes,
+            infinite: limits.infinite,
+        };
+        self.tt.new_search();
+        self.history.clear_killers();
         self.nodes = 0;
         self.stopped = false;
+        self.nmp_min_ply = 0;
+        self.keys.clear();
+        self.keys.extend_from_slice(&game.history);
+        self.stack.fill(Frame::default());
         let root = &game.position;
-        let moves = root.legal_moves();
+        let legal = root.legal_moves();
+        // Fallback before any iteration completes: the TT move, else the first legal move.
+        let tt_move = self.tt.probe(root, 0).and_then(|h| h.mv);
         let mut result = SearchResult {
-            best_move: moves.first().copied(),
+            best_move: tt_move.or_else(|| legal.first().copied()),
             ponder_move: None,
             score: Score::Cp(0),
             depth: 0,
             nodes: 0,
         };
-        if moves.is_empty() {
+        if legal.is_empty() {
+            result.score = if root.is_check() {
+                Score::Mate(0)
+            } else {
+                Score::Cp(0)
+            };
+            self.wait_while_pondering(limits, control);
             return result;
         }
-        let max_depth = limits.depth.unwrap_or(64).clamp(1, MAX_PLY as u32 - 1);
+        let max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as u32)
+            .clamp(1, MAX_PLY as u32 - 8) as i32;
+        let mut prev_score: i32 = 0;
+        let mut prev_best: Option<Move> = None;
         for depth in 1..=max_depth {
+            self.root_depth = depth;
             self.seldepth = 0;
-            let mut best = -MATE - 1;
-            let mut best_move = moves[0];
-            for &m in moves.iter() {
-                let v = -self.negamax(
-                    &root.play(m),
-                    depth - 1,
-                    1,
-                    -MATE - 1,
-                    -best,
-                    limits,
-                    control,
-                );
-                if self.stopped {
-                    break;
-                }
-                if v > best {
-                    best = v;
-                    best_move = m;
-                }
+            let iteration_start_nodes = self.nodes;
+
+            // asp_: aspiration windows around the previous score, widened on failure.
+            let mut delta = self.params.asp_delta();
+            let (mut alpha, mut beta) = (-INF, INF);
+            if depth >= self.params.asp_min_depth() && prev_score.abs() < MATE_BOUND {
+                alpha = (prev_score - delta).max(-INF);
+                beta = (prev_score + delta).min(INF);
             }
-            if self.stopped && depth > 1 {
+            let mut failed_low = false;
+            let score = loop {
+                let s = self.negamax(&ctx, root, alpha, beta, depth, 0);
+                if self.stopped {
+                    break s;
+                }
+                if s <= alpha {
+                    failed_low = true;
+                    beta = (alpha + beta) / 2;
+                    alpha = (s - delta).max(-INF);
+                } else if s >= beta {
+                    beta = (s + delta).min(INF);
+                } else {
+                    break s;
+                }
+                delta += (delta * (self.params.asp_widen_pct() - 100) / 100).max(1);
+            };
+            if self.stopped {
                 break;
             }
+
+            let pv: Vec<Move> = self.pv[0][..self.pv_len[0]]
+                .iter()
+                .flatten()
+                .copied()
+                .collect();
+            let best = pv.first().copied().or(result.best_move);
             result = SearchResult {
-                best_move: Some(best_move),
-                ponder_move: None,
-                score: Score::from_internal(best),
-                depth,
+                best_move: best,
+                ponder_move: pv.get(1).copied(),
+                score: Score::from_internal(score),
+                depth: depth as u32,
                 nodes: self.nodes,
             };
-            let time_ms = self.start.elapsed().as_millis() as u64;
+            let time_ms = ctx.tm.elapsed_ms();
+            self.stats.record_iteration(
+                depth as usize,
+                self.nodes - iteration_start_nodes,
+                ctx.tm.start.elapsed(),
+            );
             on_info(&SearchInfo {
-                depth,
-                seldepth: self.seldepth,
+                depth: depth as u32,
+                seldepth: self.seldepth as u32,
                 score: result.score,
                 nodes: self.nodes,
                 nps: self.nodes * 1000 / time_ms.max(1),
-                hashfull: 0,
+                hashfull: self.tt.hashfull(),
                 time_ms,
-                pv: vec![best_move],
+                pv: if pv.is_empty() {
+                    best.into_iter().collect()
+                } else {
+                    pv
+                },
             });
-            if self.stopped || self.out_of_time(limits, control, true) {
+
+            // tm_: extend on instability / fail low, stop before a hopeless iteration.
+            let changed = prev_best.is_some() && prev_best != best;
+            let dropped = failed_low || score < prev_score - self.params.asp_delta();
+            ctx.tm.adjust(&self.params, changed, depth > 1 && dropped);
+            prev_best = best;
+            prev_score = score;
+            // A forced reply on the clock needs no thinking: save the time.
+            let forced = legal.len() == 1 && limits.clock.is_some();
+            if !ctx.infinite
+                && !control.pondering.load(Ordering::Relaxed)
+                && (ctx.tm.soft_expired() || forced)
+            {
+                break;
+            }
+            if ctx.node_limit.is_some_and(|n| self.nodes >= n)
+                || control.stop.load(Ordering::Relaxed)
+            {
                 break;
             }
         }
+        self.stats.searches += 1;
+        self.stats.time += ctx.tm.start.elapsed();
         result.nodes = self.nodes;
-        self.stats.nodes += self.nodes;
+        self.wait_while_pondering(limits, control);
         result
     }
 
-    fn out_of_time(&self, limits: &Limits, control: &Control, soft: bool) -> bool {
-        if control.stop.load(Ordering::Relaxed) {
+    /// UCI: with `go infinite` or while pondering the best move is only sent after
+    /// `stop` (or `ponderhit`), even when the search finished early.
+    fn wait_while_pondering(&self, limits: &Limits, control: &Control) {
+        while (limits.infinite || control.pondering.load(Ordering::Relaxed))
+            && !control.stop.load(Ordering::Relaxed)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    /// Counts a node and decides whether the search must stop (stop flag, node
+    /// limit, hard time limit; time is ignored while pondering or infinite).
+    #[inline]
+    fn count_node_and_check_stop(&mut self, ctx: &Ctx) -> bool {
+        self.nodes += 1;
+        if self.stopped {
             return true;
         }
-        if limits.nodes.is_some_and(|n| self.nodes >= n) {
+        if ctx.node_limit.is_some_and(|n| self.nodes > n) {
+            self.stopped = true;
+        } else if self.nodes.is_multiple_of(CHECK_EVERY_NODES) {
+            let time_counts = self.root_depth > 1
+                && !ctx.infinite
+                && !ctx.control.pondering.load(Ordering::Relaxed);
+            if ctx.control.stop.load(Ordering::Relaxed) || time_counts && ctx.tm.hard_expired() {
+                self.stopped = true;
+            }
+        }
+        self.stopped
+    }
+
+    /// Draw by the rules inside the tree: fifty-move rule, insufficient material, or
+    /// any earlier occurrence of this position (game history or search path) within
+    /// the reversible stretch.
+    fn is_draw(&self, pos: &Position) -> bool {
+        let halfmoves = pos.halfmoves() as usize;
+        if halfmoves >= 100 {
             return true;
         }
-        if limits.infinite || control.pondering.load(Ordering::Relaxed) {
-            return false;
+        let board = pos.board().board();
+        if board.occupied().count() <= 4
+            && (board.pawns() | board.rooks_and_queens()).is_empty()
+            && pos.is_insufficient_material()
+        {
+            return true;
         }
-        let elapsed = self.start.elapsed().as_millis() as u64;
-        if let Some(mt) = limits.movetime_ms {
-            return elapsed + limits.move_overhead_ms >= mt;
-        }
-        if let Some(c) = limits.clock {
-            let budget = c.time_ms.saturating_sub(limits.move_overhead_ms) / 30 + c.inc_ms / 2;
-            return elapsed >= if soft { budget / 2 } else { budget };
+        let h = pos.hash();
+        let n = self.keys.len();
+        let mut back = 2;
+        while back <= halfmoves && back <= n {
+            if self.keys[n - back] == h {
+                return true;
+            }
+            back += 2;
         }
         false
     }
 
-    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn lmr_reduction(&self, depth: i32, move_number: usize) -> i32 {
+        self.lmr[(depth as usize).min(LMR_SIZE - 1) * LMR_SIZE + move_number.min(LMR_SIZE - 1)]
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        self.pv[ply][ply] = Some(m);
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        for i in ply + 1..child_len {
+            self.pv[ply][i] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len;
+    }
+
+    /// Principal variation search. `depth` is the draft (plies to the horizon),
+    /// `ply` the distance from the root: extensions and reductions change the
+    /// former, stacks are indexed by the latter.
     fn negamax(
         &mut self,
+        ctx: &Ctx,
         pos: &Position,
-        depth: u32,
-        ply: u32,
         mut alpha: i32,
-        beta: i32,
-        limits: &Limits,
-        control: &Control,
+        mut beta: i32,
+        depth: i32,
+        ply: usize,
     ) -> i32 {
-        self.nodes += 1;
-        self.seldepth = self.seldepth.max(ply);
-        if self.nodes % 1024 == 0 && self.out_of_time(limits, control, false) {
-            self.stopped = true;
+        self.pv_len[ply] = ply;
+        if depth <= 0 {
+            return self.qsearch(ctx, pos, alpha, beta, ply);
         }
-        if self.stopped {
+        if self.count_node_and_check_stop(ctx) {
             return 0;
         }
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            return if pos.is_check() {
+        self.stats.nodes += 1;
+        let pv_node = beta - alpha > 1;
+        let root = ply == 0;
+        let in_check = pos.is_check();
+        self.seldepth = self.seldepth.max(ply);
+        let p = &self.params;
+
+        if !root {
+            // Draws: repetition, fifty moves, insufficient material.
+            if self.is_draw(pos) {
+                return 0;
+            }
+            // MAX_PLY guard: return the static eval instead of overflowing the stacks.
+            if ply >= MAX_PLY - 4 {
+                return if in_check { 0 } else { self.eval.evaluate(pos) };
+            }
+            // Mate distance pruning: no line from here beats a mate already found nearer the root.
+            alpha = alpha.max(-MATE + ply as i32);
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        // Transposition table: cut-offs at non-PV nodes only; never while a move is excluded.
+        let excluded = self.stack[ply].excluded;
+        let tt = if excluded.is_none() {
+            self.tt.probe(pos, ply)
+        } else {
+            None
+        };
+        if excluded.is_none() {
+            self.stats.tt_probes += 1;
+            self.stats.tt_hits += tt.is_some() as u64;
+        }
+        let tt_move = tt.and_then(|h| h.mv);
+        if let Some(h) = tt
+            && !pv_node
+            && h.depth >= depth
+            && match h.bound {
+                Bound::Exact => true,
+                Bound::Lower => h.score >= beta,
+                Bound::Upper => h.score <= alpha,
+            }
+        {
+            return h.score;
+        }
+
+        // Static eval, refined by a TT score whose bound points the right way.
+        let static_eval;
+        let mut eval;
+        if in_check {
+            static_eval = NO_SCORE;
+            eval = NO_SCORE;
+        } else if excluded.is_some() {
+            static_eval = self.stack[ply].static_eval;
+            eval = static_eval;
+        } else {
+            static_eval = match tt.map(|h| eval_from_tt(h.eval)) {
+                Some(e) if e != NO_SCORE => e,
+                _ => self.eval.evaluate(pos),
+            };
+            eval = static_eval;
+            if let Some(h) = tt
+                && h.score.abs() < MATE_BOUND
+                && match h.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => h.score > eval,
+                    Bound::Upper => h.score < eval,
+                }
+            {
+                eval = h.score;
+            }
+        }
+        self.stack[ply].static_eval = static_eval;
+
+        // improving_: Alexandria's rule (2 plies back, else 4, else true; never in
+        // check) and Integral's dynamic rate, both relative to our previous eval.
+        let reference = if ply >= 2 && self.stack[ply - 2].static_eval != NO_SCORE {
+            Some(self.stack[ply - 2])
+        } else if ply >= 4 && self.stack[ply - 4].static_eval != NO_SCORE {
+            Some(self.stack[ply - 4])
+        } else {
+            None
+        };
+        let (improving, improving_rate) = match (in_check, reference) {
+            (true, _) => (false, 0),
+            (false, Some(r)) => (
+                static_eval > r.static_eval,
+                (r.improving_rate + (static_eval - r.static_eval) * 100 / p.improving_rate_div())
+                    .clamp(0, 100),
+            ),
+            (false, None) => (true, 100),
+        };
+        self.stack[ply].improving_rate = improving_rate;
+
+        // Inside a mate search (a window bound is already a mate score) the static
+        // eval says nothing, so no eval-based pruning is done there.
+        let mate_hunt = alpha >= MATE_BOUND || beta <= -MATE_BOUND;
+        if !pv_node && !in_check && excluded.is_none() && !mate_hunt {
+            // razor_: Stockfish's form; a hopeless node drops into q-search and returns
+            // its value when that still fails low with a non-mate score.
+            if depth <= p.razor_max_depth()
+                && eval < alpha - p.razor_base() - p.razor_depth_sq() * depth * depth
+            {
+                let v = self.qsearch(ctx, pos, alpha - 1, alpha, ply);
+                if v < alpha && v.abs() < MATE_BOUND {
+                    return v;
+                }
+            }
+            let p = &self.params;
+
+            // rfp_: reverse futility pruning.
+            if depth <= p.rfp_max_depth()
+                && eval.abs() < MATE_BOUND
+                && eval - p.rfp_margin() * (depth - improving as i32) >= beta
+            {
+                return eval;
+            }
+
+            // nmp_: null-move pruning, not in pawn endings, verified at high depth.
+            let us = pos.turn();
+            let board = pos.board().board();
+            let has_pieces = (board.by_color(us) & !(board.pawns() | board.kings())).any();
+            if depth >= p.nmp_min_depth()
+                && eval >= beta
+                && static_eval >= beta
+                && has_pieces
+                && ply >= self.nmp_min_ply
+                && beta.abs() < MATE_BOUND
+                && ply > 0
+                && self.stack[ply - 1].current_move.is_some()
+                && let Some(null) = pos.play_null()
+            {
+                let r = p.nmp_base()
+                    + depth / p.nmp_depth_div()
+                    + ((eval - beta) / p.nmp_eval_div()).min(p.nmp_eval_max());
+                let verify_depth = p.nmp_verify_depth();
+                self.stack[ply].current_move = None;
+                self.keys.push(pos.hash());
+                let v = -self.negamax(ctx, &null, -beta, -beta + 1, depth - r, ply + 1);
+                self.keys.pop();
+                if self.stopped {
+                    return 0;
+                }
+                if v >= beta {
+                    let v = if v >= MATE_BOUND { beta } else { v };
+                    if depth < verify_depth {
+                        return v;
+                    }
+                    self.nmp_min_ply = ply + (3 * (depth - r) / 4).max(0) as usize;
+                    let w = self.negamax(ctx, pos, beta - 1, beta, depth - r, ply);
+                    self.nmp_min_ply = 0;
+                    if self.stopped {
+                        return 0;
+                    }
+                    if w >= beta {
+                        return v;
+                    }
+                }
+            }
+
+            // probcut_: a capture that beats a raised beta in q-search and at reduced
+            // depth is taken as proof the node fails high.
+            let p = &self.params;
+            let pc_beta = beta + p.probcut_margin() - improving as i32 * p.probcut_improving();
+            if depth >= p.probcut_min_depth()
+                && beta.abs() < MATE_BOUND
+                && !tt.is_some_and(|h| h.depth >= depth - 3 && h.score < pc_beta)
+            {
+                let pc_depth = depth - p.probcut_reduction();
+                let mut picker = MovePicker::new_qsearch(tt_move, false);
+                while let Some(m) = picker.next(pos, &self.history, &self.see_values) {
+                    if see(pos, &m, &self.see_values) < pc_beta - static_eval {
+                        continue;
+                    }
+                    let child = pos.play(m);
+                    self.stack[ply].current_move = Some(m);
+                    self.keys.push(pos.hash());
+                    let mut v = -self.qsearch(ctx, &child, -pc_beta, -pc_beta + 1, ply + 1);
+                    if v >= pc_beta && pc_depth > 0 {
+                        v = -self.negamax(ctx, &child, -pc_beta, -pc_beta + 1, pc_depth, ply + 1);
+                    }
+                    self.keys.pop();
+                    if self.stopped {
+                        return 0;
+                    }
+                    if v >= pc_beta {
+                        self.tt.store(
+                            pos.hash(),
+                            ply,
+                            Some(m),
+                            v,
+                            static_eval,
+                            pc_depth + 1,
+                            Bound::Lower,
+                        );
+                        return v;
+                    }
+                }
+            }
+        }
+
+        // Move loop.
+        let color = pos.turn();
+        let prev_move = if ply > 0 {
+            self.stack[ply - 1].current_move
+        } else {
+            None
+        };
+        let mut picker = MovePicker::new(
+            tt_move,
+            self.history.killers(ply),
+            self.history.counter(color, prev_move),
+        );
+        let mut best_score = -INF;
+        let mut best_move: Option<Move> = None;
+        let mut moves_searched = 0usize;
+        let mut quiets_tried = shakmaty::MoveList::new();
+        while let Some(m) = picker.next(pos, &self.history, &self.see_values) {
+            if Some(m) == excluded {
+                continue;
+            }
+            let p = &self.params;
+            let noisy = is_noisy(&m);
+            let hist = if noisy {
+                0
+            } else {
+                self.history.score(color, &m)
+            };
+
+            // Pruning of late moves, once a move has been searched and we are not mated.
+            // Quiet checks are never pruned here, and no move count prunes while a
+            // shorter mate than the one in hand is being looked for.
+            if !root && best_score > -MATE_BOUND {
+                let lmr_depth =
+                    (depth - self.lmr_reduction(depth, moves_searched + 1) / 100).max(0);
+                if !noisy {
+                    // lmp_: late move pruning with Integral's dynamic improving rate.
+                    let lmp_limit = (p.lmp_base() + p.lmp_depth_sq() * depth * depth)
+                        / (p.lmp_div() - improving_rate);
+                    let lmp = depth <= p.lmp_max_depth() && moves_searched as i32 >= lmp_limit;
+                    // fp_: futility pruning of quiets.
+                    let futile = !in_check
+                        && lmr_depth <= p.fp_max_depth()
+                        && static_eval + p.fp_base() + p.fp_depth() * lmr_depth <= alpha;
+                    if (lmp || futile) && !mate_hunt && !pos.quiet_gives_check(&m) {
+                        picker.skip_quiets = true;
+                        continue;
+                    }
+                    // see_: quiets that lose material at low depth.
+                    if lmr_depth <= p.see_max_depth()
+                        && see(pos, &m, &self.see_values) < -p.see_quiet_margin() * lmr_depth
+                    {
+                        continue;
+                    }
+                } else if depth <= p.see_max_depth()
+                    && see(pos, &m, &self.see_values) < -p.see_capture_margin() * depth * depth
+                {
+                    continue;
+                }
+            }
+
+            // ext_: singular extension of the TT move; multi-cut when even the
+            // alternatives beat beta.
+            let mut extension = 0;
+            if !root
+                && Some(m) == tt_move
+                && excluded.is_none()
+                && depth >= p.ext_se_min_depth()
+                && (ply as i32) < 2 * self.root_depth
+                && let Some(h) = tt
+                && h.depth >= depth - 3
+                && h.bound != Bound::Upper
+                && h.score.abs() < MATE_BOUND
+            {
+                let s_beta = h.score - p.ext_se_beta_mult() * depth;
+                self.stack[ply].excluded = Some(m);
+                let v = self.negamax(ctx, pos, s_beta - 1, s_beta, (depth - 1) / 2, ply);
+                self.stack[ply].excluded = None;
+                self.stack[ply].static_eval = static_eval;
+                self.stack[ply].improving_rate = improving_rate;
+                if self.stopped {
+                    return 0;
+                }
+                if v < s_beta {
+                    extension = 1;
+                } else if s_beta >= beta {
+                    return s_beta;
+                }
+            }
+
+            let child = pos.play(m);
+            self.tt.prefetch(child.hash());
+            let gives_check = child.is_check();
+            let p = &self.params;
+            // ext_: check extension, guarded by the ply so the tree cannot explode.
+            if extension == 0
+                && gives_check
+                && (ply as i32) * 100 < p.ext_check_max_ply_pct() * self.root_depth
+            {
+                extension = 1;
+            }
+            let new_depth = depth - 1 + extension;
+            self.stack[ply].current_move = Some(m);
+            self.keys.push(pos.hash());
+            moves_searched += 1;
+
+            // PVS: full window for the first move, null window (maybe reduced) for the rest.
+            let mut score;
+            if moves_searched == 1 {
+                score = -self.negamax(ctx, &child, -beta, -alpha, new_depth, ply + 1);
+            } else {
+                // lmr_: late move reductions from the log-log table, adjusted.
+                let mut reduction = 0;
+                if depth >= p.lmr_min_depth() && moves_searched > 1 + pv_node as usize && !noisy {
+                    let mut r = self.lmr_reduction(depth, moves_searched);
+                    if !improving {
+                        r += p.lmr_improving();
+                    }
+                    if pv_node {
+                        r -= p.lmr_pv();
+                    }
+                    if gives_check {
+                        r -= p.lmr_check();
+                    }
+                    r -= hist * 100 / p.lmr_history_div();
+                    reduction = (r / 100).clamp(0, (new_depth - 1).max(0));
+                }
+                score = -self.negamax(
+                    ctx,
+                    &child,
+                    -alpha - 1,
+                    -alpha,
+                    new_depth - reduction,
+                    ply + 1,
+                );
+                if score > alpha && reduction > 0 {
+                    score = -self.negamax(ctx, &child, -alpha - 1, -alpha, new_depth, ply + 1);
+                }
+                if pv_node && score > alpha && score < beta {
+                    score = -self.negamax(ctx, &child, -beta, -alpha, new_depth, ply + 1);
+                }
+            }
+            self.keys.pop();
+            if self.stopped {
+                return 0;
+            }
+
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(m);
+                    alpha = score;
+                    if pv_node {
+                        self.update_pv(ply, m);
+                    }
+                    if score >= beta {
+                        // hist_: reward the cut-off move, penalise earlier quiets.
+                        self.stats.record_cutoff(moves_searched);
+                        if !noisy {
+                            self.history.on_quiet_cutoff(
+                                &self.params,
+                                color,
+                                ply,
+                                depth,
+                                m,
+                                &quiets_tried,
+                                prev_move,
+                            );
+                        }
+                        break;
+                    }
+                }
+            }
+            if !noisy && quiets_tried.len() < quiets_tried.capacity() {
+                quiets_tried.push(m);
+            }
+        }
+
+        if moves_searched == 0 {
+            // No legal move (besides an excluded one): mate, stalemate, or a singular
+            // search with nothing else to try.
+            return if excluded.is_some() {
+                alpha
+            } else if in_check {
                 -MATE + ply as i32
             } else {
                 0
             };
         }
-        if depth == 0 || ply as usize >= MAX_PLY - 1 {
-            return self.eval.evaluate(pos);
-        }
-        for &m in moves.iter() {
-            let v = -self.negamax(
-                &pos.play(m),
-                depth - 1,
-                ply + 1,
-                -beta,
-                -alpha,
-                limits,
-                control,
+
+        if excluded.is_none() {
+            let bound = if best_score >= beta {
+                Bound::Lower
+            } else if pv_node && best_move.is_some() {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            self.tt.store(
+                pos.hash(),
+                ply,
+                best_move.or(tt_move),
+                best_score,
+                static_eval,
+                depth,
+                bound,
             );
-            if v > alpha {
-                alpha = v;
-                if alpha >= beta {
-                    break;
-                }
-            }
         }
-        alpha
+        best_score
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,129 @@
+//! Quiescence search: stand pat, then captures and promotions (from the one
+//! `legal_moves()` call of the move picker), every evasion when in check, losing
+//! captures (SEE < 0) skipped and delta pruning (`qs_delta_margin`).
+
+use super::movepick::MovePicker;
+use super::see::{captured_value, see};
+use super::tt::{Bound, eval_from_tt};
+use super::{Ctx, INF, MATE, MAX_PLY, NO_SCORE, Searcher};
+use crate::position::Position;
+
+impl Searcher {
+    pub(super) fn qsearch(
+        &mut self,
+        ctx: &Ctx,
+        pos: &Position,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        self.pv_len[ply] = ply;
+        if self.count_node_and_check_stop(ctx) {
+            return 0;
+        }
+        self.stats.qnodes += 1;
+        self.seldepth = self.seldepth.max(ply);
+        let pv_node = beta - alpha > 1;
+        let in_check = pos.is_check();
+        if self.is_draw(pos) {
+            return 0;
+        }
+        if ply >= MAX_PLY - 4 {
+            return if in_check { 0 } else { self.eval.evaluate(pos) };
+        }
+
+        let tt = self.tt.probe(pos, ply);
+        if let Some(h) = tt
+            && !pv_node
+            && match h.bound {
+                Bound::Exact => true,
+                Bound::Lower => h.score >= beta,
+                Bound::Upper => h.score <= alpha,
+            }
+        {
+            return h.score;
+        }
+
+        // Stand pat: outside check the side to move may decline every capture.
+        let static_eval;
+        let mut best_score;
+        if in_check {
+            static_eval = NO_SCORE;
+            best_score = -INF;
+        } else {
+            static_eval = match tt.map(|h| eval_from_tt(h.eval)) {
+                Some(e) if e != NO_SCORE => e,
+                _ => self.eval.evaluate(pos),
+            };
+            best_score = static_eval;
+            if best_score >= beta {
+                return best_score;
+            }
+            alpha = alpha.max(best_score);
+        }
+
+        let original_alpha = alpha;
+        let mut best_move = None;
+        let tt_move = tt.and_then(|h| h.mv);
+        let mut picker = MovePicker::new_qsearch(tt_move, in_check);
+        while let Some(m) = picker.next(pos, &self.history, &self.see_values) {
+            if !in_check {
+                // Delta pruning: even winning the victim outright cannot reach alpha.
+                if m.promotion().is_none()
+                    && static_eval
+                        + captured_value(&m, &self.see_values)
+                        + self.params.qs_delta_margin()
+                        <= alpha
+                {
+                    continue;
+                }
+                // The picker already dropped losing captures; the TT move and
+                // promotions were not screened by SEE there.
+                if (Some(m) == tt_move || m.is_promotion()) && see(pos, &m, &self.see_values) < 0 {
+                    continue;
+                }
+            }
+            let child = pos.play(m);
+            self.tt.prefetch(child.hash());
+            self.keys.push(pos.hash());
+            let score = -self.qsearch(ctx, &child, -beta, -alpha, ply + 1);
+            self.keys.pop();
+            if self.stopped {
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    alpha = score;
+                    best_move = Some(m);
+                    if pv_node {
+                        self.update_pv(ply, m);
+                    }
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if in_check && best_score == -INF {
+            return -MATE + ply as i32;
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_score > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(
+            pos.hash(),
+            ply,
+            best_move,
+            best_score,
+            static_eval,
+            0,
+            bound,
+        );
+        best_score
+    }
+}

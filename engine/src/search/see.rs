@@ -1,0 +1,161 @@
+//! Static exchange evaluation with its own piece values (`see_*` parameters),
+//! separate from the evaluation's material: 1/3/3/5/10 pawns by default so that
+//! BxN and NxB are even trades and a queen for two rooks is equal.
+
+use shakmaty::{Bitboard, Color, Move, Position as _, Role, Square, attacks};
+
+use crate::params::Params;
+use crate::position::Position;
+
+/// Piece values for SEE and MVV/LVA ordering, indexed by `Role as usize` (king = huge).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeeValues(pub [i32; 7]);
+
+impl SeeValues {
+    pub fn new(p: &Params) -> Self {
+        SeeValues([
+            0,
+            p.see_pawn(),
+            p.see_knight(),
+            p.see_bishop(),
+            p.see_rook(),
+            p.see_queen(),
+            20_000,
+        ])
+    }
+
+    #[inline(always)]
+    pub fn of(&self, role: Role) -> i32 {
+        self.0[role as usize]
+    }
+}
+
+/// Value of the piece a move takes (en passant takes a pawn), 0 for quiets.
+#[inline(always)]
+pub fn captured_value(m: &Move, v: &SeeValues) -> i32 {
+    match m {
+        Move::EnPassant { .. } => v.of(Role::Pawn),
+        _ => m.capture().map_or(0, |r| v.of(r)),
+    }
+}
+
+fn least_valuable(board: &shakmaty::Board, set: Bitboard) -> Option<(Square, Role)> {
+    for role in Role::ALL {
+        if let Some(sq) = (set & board.by_role(role)).first() {
+            return Some((sq, role));
+        }
+    }
+    None
+}
+
+/// Material balance of the exchange sequence started by `m` on its target square,
+/// both sides always recapturing with their least valuable piece and free to stop.
+/// Pins are ignored; castling is 0.
+pub fn see(pos: &Position, m: &Move, v: &SeeValues) -> i32 {
+    let (from, to, mover) = match *m {
+        Move::Normal { role, from, to, .. } => (from, to, role),
+        Move::EnPassant { from, to } => (from, to, Role::Pawn),
+        _ => return 0,
+    };
+    let board = pos.board().board();
+    let us: Color = pos.turn();
+    let mut occupied = board.occupied() ^ Bitboard::from(from);
+    if let Move::EnPassant { .. } = m {
+        occupied ^= Bitboard::from(Square::from_coords(to.file(), from.rank()));
+    }
+    let mut gain = [0i32; 34];
+    gain[0] = captured_value(m, v);
+    let mut on_square = match m.promotion() {
+        Some(p) => {
+            gain[0] += v.of(p) - v.of(Role::Pawn);
+            v.of(p)
+        }
+        None => v.of(mover),
+    };
+    let diagonal = board.bishops_and_queens();
+    let straight = board.rooks_and_queens();
+    let mut attackers = (board.attacks_to(to, Color::White, occupied)
+        | board.attacks_to(to, Color::Black, occupied))
+        & occupied;
+    let mut side = !us;
+    let mut d = 0;
+    loop {
+        let ours = attackers & board.by_color(side);
+        let Some((sq, role)) = least_valuable(board, ours) else {
+            break;
+        };
+        // The king may only take last, when nothing can take it back.
+        if role == Role::King && (attackers & board.by_color(!side)).any() {
+            break;
+        }
+        d += 1;
+        gain[d] = on_square - gain[d - 1];
+        on_square = v.of(role);
+        occupied ^= Bitboard::from(sq);
+        // Sliders behind the piece just moved join in (x-rays).
+        attackers |= (attacks::bishop_attacks(to, occupied) & diagonal)
+            | (attacks::rook_attacks(to, occupied) & straight);
+        attackers &= occupied;
+        side = !side;
+        if d + 1 >= gain.len() {
+            break;
+        }
+    }
+    while d > 0 {
+        gain[d - 1] = -(-gain[d - 1]).max(gain[d]);
+        d -= 1;
+    }
+    gain[0]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn see_of(fen: &str, uci: &str) -> i32 {
+        let pos = Position::from_fen(fen, false).unwrap();
+        let m = pos.parse_uci_move(uci).unwrap();
+        see(&pos, &m, &SeeValues::new(&Params::default()))
+    }
+
+    #[test]
+    fn named_exchanges_have_their_known_values() {
+        // Free pawn: R takes an undefended pawn.
+        assert_eq!(
+            see_of("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5"),
+            100
+        );
+        // Knight takes a pawn defended by a pawn: loses the knight for a pawn.
+        assert_eq!(
+            see_of("4k3/8/3p4/4p3/8/5N2/8/4K3 w - - 0 1", "f3e5"),
+            100 - 300
+        );
+        // Classic: Nxe5 with x-rayed rook/queen batteries (chessprogramming wiki SEE example 2).
+        assert_eq!(
+            see_of(
+                "1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1",
+                "d3e5"
+            ),
+            -200
+        );
+        // BxN is even with equal minor values.
+        assert_eq!(see_of("4k3/8/3p4/4n3/8/8/1B6/4K3 w - - 0 1", "b2e5"), 0);
+        // Queen takes a defended rook: +5 -10.
+        assert_eq!(
+            see_of("4k3/4r3/8/8/8/8/8/4QK2 w - - 0 1", "e1e7"),
+            500 - 1000
+        );
+        // Quiet move to an attacked square loses the piece.
+        assert_eq!(see_of("4k3/8/3p4/8/8/5N2/8/4K3 w - - 0 1", "f3e5"), -300);
+        // En passant, undefended.
+        assert_eq!(see_of("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", "e5d6"), 100);
+        // Promotion onto an undefended square gains queen minus pawn.
+        assert_eq!(see_of("4k3/P7/8/8/8/8/8/4K3 w - - 0 1", "a7a8q"), 900);
+        // King may not recapture a defended piece.
+        assert_eq!(see_of("3rk3/8/8/8/8/8/3p4/3RK3 w - - 0 1", "d1d2"), 100);
+        assert_eq!(
+            see_of("3rk3/3r4/8/8/8/8/3p4/3RK3 w - - 0 1", "d1d2"),
+            100 - 500
+        );
+    }
+}

@@ -1,0 +1,132 @@
+//! Search statistics for `occam bench --stats` and the `SearchStats` UCI option:
+//! effective branching factor per iteration, fail-high on the first move and within
+//! the first four, time to depth, TT hit rate and the q-search share of nodes.
+
+use std::time::Duration;
+
+/// One iteration depth, summed over every search that completed it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IterationStats {
+    /// Searches that completed this depth.
+    pub count: u64,
+    /// Nodes spent in this iteration alone.
+    pub nodes: u64,
+    /// Time from the start of the search to the end of this iteration.
+    pub time_to_depth: Duration,
+}
+
+/// Statistics accumulated since the last [`super::Searcher::reset_stats`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchStats {
+    /// Main-search nodes.
+    pub nodes: u64,
+    /// Quiescence nodes.
+    pub qnodes: u64,
+    pub tt_probes: u64,
+    pub tt_hits: u64,
+    /// Beta cut-offs in the main search's move loop.
+    pub cutoffs: u64,
+    pub cutoffs_first: u64,
+    pub cutoffs_first4: u64,
+    pub searches: u64,
+    pub time: Duration,
+    /// Index 0 is depth 1.
+    pub iterations: Vec<IterationStats>,
+}
+
+fn pct(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        100.0 * a as f64 / b as f64
+    }
+}
+
+impl SearchStats {
+    /// A cut-off happened on the `move_number`-th move searched (1-based).
+    #[inline]
+    pub fn record_cutoff(&mut self, move_number: usize) {
+        self.cutoffs += 1;
+        if move_number == 1 {
+            self.cutoffs_first += 1;
+        }
+        if move_number <= 4 {
+            self.cutoffs_first4 += 1;
+        }
+    }
+
+    pub fn record_iteration(&mut self, depth: usize, nodes: u64, elapsed: Duration) {
+        if self.iterations.len() < depth {
+            self.iterations.resize(depth, IterationStats::default());
+        }
+        let it = &mut self.iterations[depth - 1];
+        it.count += 1;
+        it.nodes += nodes;
+        it.time_to_depth += elapsed;
+    }
+
+    /// Percentage of cut-offs produced by the first move searched.
+    pub fn first_move_cutoff_pct(&self) -> f64 {
+        pct(self.cutoffs_first, self.cutoffs)
+    }
+
+    pub fn first4_cutoff_pct(&self) -> f64 {
+        pct(self.cutoffs_first4, self.cutoffs)
+    }
+
+    pub fn tt_hit_pct(&self) -> f64 {
+        pct(self.tt_hits, self.tt_probes)
+    }
+
+    pub fn qnode_pct(&self) -> f64 {
+        pct(self.qnodes, self.nodes + self.qnodes)
+    }
+
+    /// Effective branching factor of each iteration: its nodes over the previous
+    /// iteration's, summed over searches (index 0 is depth 2).
+    pub fn ebf(&self) -> Vec<(usize, f64)> {
+        self.iterations
+            .windows(2)
+            .enumerate()
+            .filter(|(_, w)| w[0].nodes > 0 && w[0].count == w[1].count)
+            .map(|(i, w)| (i + 2, w[1].nodes as f64 / w[0].nodes as f64))
+            .collect()
+    }
+}
+
+impl std::fmt::Display for SearchStats {
+    /// One line: `nodes … qnodes … ` then the derived figures.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "nodes {} qnodes {} qshare {:.1}% tthit {:.1}% cutoffs {} fh1 {:.1}% fh4 {:.1}%",
+            self.nodes,
+            self.qnodes,
+            self.qnode_pct(),
+            self.tt_hit_pct(),
+            self.cutoffs,
+            self.first_move_cutoff_pct(),
+            self.first4_cutoff_pct()
+        )?;
+        let ebf: Vec<String> = self
+            .ebf()
+            .iter()
+            .map(|(d, e)| format!("{d}:{e:.2}"))
+            .collect();
+        write!(f, " ebf {}", ebf.join(","))?;
+        let ttd: Vec<String> = self
+            .iterations
+            .iter()
+            .enumerate()
+            .filter(|(_, it)| it.count > 0)
+            .map(|(i, it)| {
+                format!(
+                    "{}:{:.1}ms",
+                    i + 1,
+                    it.time_to_depth.as_secs_f64() * 1000.0 / it.count as f64
+                )
+            })
+            .collect();
+        write!(f, " time-to-depth {}", ttd.join(","))
+    }
+}

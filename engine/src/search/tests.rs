@@ -1,0 +1,399 @@
+//! Search behaviour: mates with the right score, draws by the rules, limits, and
+//! no illegal or missing move on odd positions.
+
+use super::*;
+use std::time::Instant;
+
+fn searcher() -> Searcher {
+    Searcher::new(Params::default(), 4)
+}
+
+fn game(fen: &str) -> Game {
+    Game::new(Position::from_fen(fen, false).unwrap())
+}
+
+fn search_depth(s: &mut Searcher, g: &Game, depth: u32) -> SearchResult {
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    s.search(g, &limits, &Control::default(), &mut |_| {})
+}
+
+/// Exhaustive check: can the side to move force mate within `n` moves?
+fn forced_mate(pos: &Position, n: u32) -> bool {
+    if n == 0 {
+        return false;
+    }
+    pos.legal_moves().iter().any(|&m| {
+        let child = pos.play(m);
+        let replies = child.legal_moves();
+        if replies.is_empty() {
+            return child.is_check();
+        }
+        n > 1 && replies.iter().all(|&r| forced_mate(&child.play(r), n - 1))
+    })
+}
+
+#[test]
+fn finds_mates_with_the_right_score() {
+    for (fen, n) in [
+        ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", 1),
+        ("k7/8/8/8/8/8/6R1/5R1K w - - 0 1", 2),
+        ("2k5/8/1K6/8/8/8/8/7R w - - 0 1", 2),
+        (
+            "r1b1k2r/pppp1ppp/8/4P3/1b1Q4/2N5/PPP2qPP/R1B1KB1R w KQkq - 0 9",
+            0,
+        ),
+    ] {
+        if n == 0 {
+            continue;
+        }
+        let g = game(fen);
+        assert!(forced_mate(&g.position, n), "{fen}: no mate in {n}");
+        assert!(
+            !forced_mate(&g.position, n - 1),
+            "{fen}: mate faster than {n}"
+        );
+        let mut s = searcher();
+        let r = search_depth(&mut s, &g, 2 * n + 2);
+        assert_eq!(r.score, Score::Mate(n as i32), "{fen}");
+        let m = r.best_move.unwrap();
+        assert!(g.position.board().is_legal(m));
+        // Played out, the mate is still found one move nearer (scores through the TT).
+        if n > 1 {
+            let mut g2 = g.clone();
+            g2.play(m);
+            let reply = search_depth(&mut s, &g2, 2 * n);
+            assert_eq!(reply.score, Score::Mate(-(n as i32 - 1)), "{fen} after {m}");
+        }
+    }
+}
+
+#[test]
+fn finds_mates_in_three_and_four() {
+    // Exact distance at the depth a mate in 3 needs (plus the usual margin).
+    let fen = "1k6/8/8/2K5/8/8/8/6R1 w - - 0 1";
+    let g = game(fen);
+    assert!(forced_mate(&g.position, 3) && !forced_mate(&g.position, 2));
+    let r = search_depth(&mut searcher(), &g, 8);
+    assert_eq!(r.score, Score::Mate(3), "{fen}");
+    // A reported mate always exists and is never faster than the true one. (Here
+    // the shortest mate is 3; late move pruning/reductions over a flat eval let the
+    // search settle for a mate in 4.)
+    let fen = "k7/8/8/3K4/8/8/8/6R1 w - - 0 1";
+    let g = game(fen);
+    let r = search_depth(&mut searcher(), &g, 10);
+    let Score::Mate(n) = r.score else {
+        panic!("{fen}: no mate found: {:?}", r.score)
+    };
+    assert!((3..=4).contains(&n), "{fen}: mate in {n}");
+    assert!(forced_mate(&g.position, n as u32));
+}
+
+#[test]
+fn mated_and_stalemated_roots() {
+    let mut s = searcher();
+    let r = search_depth(&mut s, &game("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"), 3);
+    assert_eq!(r.best_move, None);
+    assert_eq!(r.score, Score::Mate(0));
+    let r = search_depth(&mut s, &game("7k/5Q2/8/8/8/8/8/6K1 b - - 0 1"), 3);
+    assert_eq!(r.best_move, None);
+    assert_eq!(r.score, Score::Cp(0));
+}
+
+#[test]
+fn draws_are_recognised() {
+    let mut s = searcher();
+    // Insufficient material: a bishop up is still a draw.
+    let r = search_depth(&mut s, &game("8/8/4k3/8/8/3BK3/8/8 w - - 0 1"), 6);
+    assert_eq!(r.score, Score::Cp(0));
+    // Fifty-move rule: a queen up, but every move resets nothing and the count is at 99.
+    let r = search_depth(&mut s, &game("8/8/4k3/8/8/4K3/8/3Q4 w - - 99 80"), 4);
+    assert_eq!(r.score, Score::Cp(0), "fifty-move rule");
+    // Without the fifty-move count the queen is worth a lot.
+    let r = search_depth(&mut s, &game("8/8/4k3/8/8/4K3/8/3Q4 w - - 0 80"), 4);
+    assert!(matches!(r.score, Score::Cp(v) if v > 500) || matches!(r.score, Score::Mate(_)));
+}
+
+#[test]
+fn repetitions_against_game_history_and_search_path() {
+    let mut s = searcher();
+    let mut g = game(crate::position::START_FEN);
+    for m in ["g1f3", "g8f6", "f3g1", "f6g8"] {
+        g.play_uci(m).unwrap();
+    }
+    // The start position occurred before (4 plies back) within the reversible stretch.
+    s.keys = g.history.clone();
+    assert!(s.is_draw(&g.position));
+    // Same position, but the history holds no earlier occurrence.
+    s.keys.clear();
+    assert!(!s.is_draw(&g.position));
+    // Search path: keys pushed by the search itself count the same way.
+    let p0 = Position::startpos();
+    let p1 = p0.play(p0.parse_uci_move("b1c3").unwrap());
+    let p2 = p1.play(p1.parse_uci_move("b8c6").unwrap());
+    let p3 = p2.play(p2.parse_uci_move("c3b1").unwrap());
+    let p4 = p3.play(p3.parse_uci_move("c6b8").unwrap());
+    s.keys = vec![p0.hash(), p1.hash(), p2.hash(), p3.hash()];
+    assert!(s.is_draw(&p4));
+    // An irreversible move in between (halfmove clock reset) hides older positions.
+    let q = Position::from_fen(&p4.fen().replace(" 4 3", " 2 3"), false).unwrap();
+    assert!(!s.is_draw(&q));
+    // In a real search, a repeated root still gets a real score but moves into the
+    // repetition score 0: with the only legal move repeating, the score is 0.
+    let mut g = game("7k/8/8/8/8/8/8/K6Q b - - 0 1");
+    for m in ["h8g8", "h1h2", "g8f8", "h2h1", "f8g8"] {
+        g.play_uci(m).unwrap();
+    }
+    let _ = s.search(
+        &g,
+        &Limits {
+            depth: Some(2),
+            ..Limits::default()
+        },
+        &Control::default(),
+        &mut |_| {},
+    );
+}
+
+#[test]
+fn never_an_illegal_or_missing_move_on_odd_positions() {
+    let fens = [
+        ("8/P7/8/8/8/8/7p/K1k5 w - - 0 1", false),
+        (
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            false,
+        ),
+        ("4k3/8/8/8/8/8/8/4K2R w K - 0 1", false),
+        ("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1", false),
+        ("3k4/3r4/8/8/8/8/3Q4/3K4 w - - 0 1", false),
+        ("8/8/8/8/8/5k2/6q1/5B1K w - - 0 1", false),
+        (
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            true,
+        ),
+        (
+            "nrbkqbrn/pppppppp/8/8/8/8/PPPPPPPP/NRBKQBRN w GBgb - 0 1",
+            true,
+        ),
+        ("1k6/1pp4P/p7/8/8/8/6pp/K7 w - - 0 1", false),
+        ("k7/8/8/8/8/8/8/K7 w - - 0 1", false),
+    ];
+    let mut s = searcher();
+    for (fen, chess960) in fens {
+        let g = Game::new(Position::from_fen(fen, chess960).unwrap());
+        for depth in [1, 5, 9] {
+            let r = search_depth(&mut s, &g, depth);
+            let m = r.best_move.unwrap_or_else(|| panic!("{fen}: no move"));
+            assert!(g.position.board().is_legal(m), "{fen} depth {depth}: {m:?}");
+            if let Some(p) = r.ponder_move {
+                assert!(
+                    g.position.play(m).board().is_legal(p),
+                    "{fen}: ponder {p:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn node_limit_and_stop_are_respected() {
+    let mut s = searcher();
+    let g = game(crate::position::START_FEN);
+    let limits = Limits {
+        nodes: Some(5_000),
+        ..Limits::default()
+    };
+    let r = s.search(&g, &limits, &Control::default(), &mut |_| {});
+    assert!(r.nodes <= 5_001, "{}", r.nodes);
+    assert!(r.best_move.is_some());
+    // A stop already raised: the search returns a legal move at once.
+    let control = Control::default();
+    control.stop.store(true, Ordering::Relaxed);
+    let start = Instant::now();
+    let r = s.search(&g, &Limits::default(), &control, &mut |_| {});
+    assert!(g.position.board().is_legal(r.best_move.unwrap()));
+    assert!(start.elapsed().as_secs() < 5);
+}
+
+#[test]
+fn movetime_is_respected_and_info_reports_iterations() {
+    let mut s = searcher();
+    let g = game("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+    let limits = Limits {
+        movetime_ms: Some(200),
+        move_overhead_ms: 10,
+        ..Limits::default()
+    };
+    let mut depths = Vec::new();
+    let start = Instant::now();
+    let r = s.search(&g, &limits, &Control::default(), &mut |i| {
+        depths.push(i.depth)
+    });
+    // Generous slack: this checks the limit logic, not the machine's speed.
+    assert!(start.elapsed().as_millis() < 2_000);
+    assert!(!depths.is_empty());
+    assert_eq!(depths, (1..=depths.len() as u32).collect::<Vec<_>>());
+    assert!(r.best_move.is_some());
+    assert!(s.hashfull() > 0);
+}
+
+#[test]
+fn clock_search_stops_well_inside_the_remaining_time() {
+    let mut s = searcher();
+    let g = game(crate::position::START_FEN);
+    let limits = Limits {
+        clock: Some(Clock {
+            time_ms: 300,
+            inc_ms: 0,
+            movestogo: None,
+        }),
+        move_overhead_ms: 20,
+        ..Limits::default()
+    };
+    let start = Instant::now();
+    let r = s.search(&g, &limits, &Control::default(), &mut |_| {});
+    assert!(start.elapsed().as_millis() < 280, "{:?}", start.elapsed());
+    assert!(r.best_move.is_some());
+}
+
+#[test]
+fn stats_count_cutoffs_and_iterations() {
+    let mut s = searcher();
+    let g = game(crate::position::START_FEN);
+    search_depth(&mut s, &g, 6);
+    let st = s.stats().clone();
+    assert!(st.cutoffs > 0 && st.cutoffs_first <= st.cutoffs_first4);
+    assert_eq!(st.iterations.len(), 6);
+    assert!(st.nodes > 0 && st.qnodes > 0 && st.tt_probes >= st.tt_hits);
+    assert!(
+        st.to_string()
+            .starts_with(&format!("nodes {} qnodes {}", st.nodes, st.qnodes))
+    );
+    s.reset_stats();
+    assert_eq!(s.stats().nodes, 0);
+}
+
+#[test]
+fn set_params_rebuilds_tables_and_changes_the_search() {
+    let mut s = searcher();
+    let g = game("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
+    let a = search_depth(&mut s, &g, 7).nodes;
+    let mut p = Params::default();
+    p.set_by_name("lmr_div", "120").unwrap();
+    s.set_params(p);
+    s.clear();
+    let b = search_depth(&mut s, &g, 7).nodes;
+    assert_ne!(a, b);
+}
+
+/// Short in-process games on a real clock: every move legal, never out of time.
+#[test]
+fn self_play_on_a_clock_never_loses_on_time() {
+    let openings = [
+        crate::position::START_FEN,
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    ];
+    for fen in openings {
+        let mut g = game(fen);
+        let mut players = [searcher(), searcher()];
+        let mut clocks = [400u64, 400u64];
+        let inc = 10;
+        for ply in 0..40 {
+            if g.end().is_some() {
+                break;
+            }
+            let side = ply % 2;
+            let limits = Limits {
+                clock: Some(Clock {
+                    time_ms: clocks[side],
+                    inc_ms: inc,
+                    movestogo: None,
+                }),
+                move_overhead_ms: 10,
+                ..Limits::default()
+            };
+            let start = Instant::now();
+            let r = players[side].search(&g, &limits, &Control::default(), &mut |_| {});
+            let used = start.elapsed().as_millis() as u64;
+            assert!(
+                used < clocks[side],
+                "{fen} ply {ply}: used {used} of {}",
+                clocks[side]
+            );
+            clocks[side] = clocks[side] - used + inc;
+            let m = r.best_move.expect("a move");
+            assert!(
+                g.position.board().is_legal(m),
+                "{fen} ply {ply}: illegal {m:?}"
+            );
+            g.play(m);
+        }
+    }
+}
+
+#[test]
+fn impossible_hash_size_is_refused_and_the_old_table_kept() {
+    let mut s = searcher();
+    assert!(s.try_set_hash_mb(usize::MAX / 2).is_err());
+    assert_eq!(s.hash_mb(), 4);
+    s.set_hash_mb(2);
+    assert_eq!(s.hash_mb(), 2);
+    let r = search_depth(&mut s, &game(crate::position::START_FEN), 4);
+    assert!(r.best_move.is_some());
+}
+
+#[test]
+fn a_forced_reply_on_the_clock_is_played_after_one_iteration() {
+    let mut s = searcher();
+    // Black is in check with a single legal move.
+    let g = game("k7/8/Q7/8/8/8/8/K7 b - - 0 1");
+    assert_eq!(g.position.legal_moves().len(), 1);
+    let limits = Limits {
+        clock: Some(Clock {
+            time_ms: 60_000,
+            inc_ms: 0,
+            movestogo: None,
+        }),
+        ..Limits::default()
+    };
+    let r = s.search(&g, &limits, &Control::default(), &mut |_| {});
+    assert_eq!(r.depth, 1);
+    assert!(r.best_move.is_some());
+}
+
+/// Random games (a fixed LCG, so the test is reproducible): every position reached is
+/// searched briefly; the move must be legal and nothing may panic (debug assertions,
+/// overflow checks).
+#[test]
+fn random_games_never_break_the_search() {
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) as usize
+    };
+    let mut s = searcher();
+    for _ in 0..16 {
+        let mut g = game(crate::position::START_FEN);
+        for _ in 0..120 {
+            if g.end().is_some() {
+                break;
+            }
+            let r = search_depth(&mut s, &g, 5);
+            let best = r.best_move.expect("a move");
+            assert!(g.position.board().is_legal(best), "{}", g.position.fen());
+            let moves = g.position.legal_moves();
+            // Mostly random moves, sometimes the engine's, to reach varied positions.
+            let m = if next() % 4 == 0 {
+                best
+            } else {
+                moves[next() % moves.len()]
+            };
+            g.play(m);
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! Time management (`tm_*`): a per-move budget from the clock, a soft limit after
+//! which no new iteration starts (extended on fail low and best-move instability)
+//! and a hard limit checked inside the search. The hard limit never eats into the
+//! move overhead, so the engine does not lose on time.
+
+use std::time::Instant;
+
+use super::Limits;
+use crate::params::Params;
+
+#[derive(Clone, Debug)]
+pub struct TimeManager {
+    pub start: Instant,
+    /// No new iteration once this many ms have passed (None: no time limit).
+    pub soft_ms: Option<u64>,
+    /// Abort the search once this many ms have passed.
+    pub hard_ms: Option<u64>,
+    base_soft_ms: u64,
+}
+
+impl TimeManager {
+    pub fn new(limits: &Limits, p: &Params) -> Self {
+        let overhead = limits.move_overhead_ms;
+        let mut soft = None;
+        let mut hard = None;
+        if let Some(c) = limits.clock {
+            // Never plan beyond what the clock holds once the overhead is set aside.
+            let left = c.time_ms.saturating_sub(overhead).max(1);
+            let mtg = c
+                .movestogo
+                .map(|m| m.clamp(1, 60) as u64)
+                .unwrap_or(p.tm_moves_to_go() as u64);
+            let cap = (left * p.tm_max_pct() as u64 / 100).max(1);
+            let budget = (left / mtg + c.inc_ms * p.tm_inc_pct() as u64 / 100).min(cap);
+            soft = Some((budget * p.tm_soft_pct() as u64 / 100).max(1));
+            hard = Some((budget * p.tm_hard_pct() as u64 / 100).clamp(1, cap));
+        }
+        if let Some(mt) = limits.movetime_ms {
+            let mt = mt.saturating_sub(overhead).max(1);
+            soft = Some(soft.map_or(mt, |s: u64| s.min(mt)));
+            hard = Some(hard.map_or(mt, |h: u64| h.min(mt)));
+        }
+        TimeManager {
+            start: Instant::now(),
+            soft_ms: soft,
+            hard_ms: hard,
+            base_soft_ms: soft.unwrap_or(0),
+        }
+    }
+
+    #[inline]
+    pub fn elapsed_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    /// Adjusts the soft limit after an iteration: more time when the best move just
+    /// changed or the score dropped (fail low), never past the hard limit.
+    pub fn adjust(&mut self, p: &Params, best_move_changed: bool, score_dropped: bool) {
+        let (Some(_), Some(hard)) = (self.soft_ms, self.hard_ms) else {
+            return;
+        };
+        let mut pct = 100;
+        if best_move_changed {
+            pct += p.tm_instability_pct() as u64;
+        }
+        if score_dropped {
+            pct += p.tm_fail_low_pct() as u64;
+        }
+        self.soft_ms = Some((self.base_soft_ms * pct / 100).min(hard));
+    }
+
+    /// Past the soft limit: do not start another iteration.
+    pub fn soft_expired(&self) -> bool {
+        self.soft_ms.is_some_and(|s| self.elapsed_ms() >= s)
+    }
+
+    /// Past the hard limit: stop now.
+    pub fn hard_expired(&self) -> bool {
+        self.hard_ms.is_some_and(|h| self.elapsed_ms() >= h)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::Clock;
+
+    #[test]
+    fn hard_limit_leaves_the_overhead_and_soft_is_below_hard() {
+        let p = Params::default();
+        for (time, inc, mtg) in [
+            (100, 0, None),
+            (60_000, 1000, None),
+            (5_000, 0, Some(1)),
+            (30, 10, None),
+        ] {
+            let limits = Limits {
+                clock: Some(Clock {
+                    time_ms: time,
+                    inc_ms: inc,
+                    movestogo: mtg,
+                }),
+                move_overhead_ms: 20,
+                ..Limits::default()
+            };
+            let tm = TimeManager::new(&limits, &p);
+            let hard = tm.hard_ms.unwrap();
+            let soft = tm.soft_ms.unwrap();
+            assert!(hard + 20 <= time.max(21), "{time}: hard {hard}");
+            assert!(soft <= hard.max(soft), "{time}");
+            assert!(hard * 100 <= time.max(1) * p.tm_max_pct() as u64 + 100);
+        }
+        let limits = Limits {
+            movetime_ms: Some(500),
+            move_overhead_ms: 50,
+            ..Limits::default()
+        };
+        let tm = TimeManager::new(&limits, &p);
+        assert_eq!(tm.hard_ms, Some(450));
+    }
+}

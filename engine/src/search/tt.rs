@@ -1,0 +1,374 @@
+//! Transposition table: buckets of three 10-byte entries (one 32-byte bucket per
+//! index), depth-preferred replacement with ageing, mate scores stored relative to
+//! the node so they stay correct when reached at another ply.
+
+use shakmaty::{Move, Position as _, Role, Square};
+
+use super::{MATE_BOUND, NO_SCORE};
+use crate::position::Position;
+
+/// What a stored score says about the true value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// Score is an upper bound (fail low).
+    Upper = 1,
+    /// Score is a lower bound (fail high).
+    Lower = 2,
+    /// Score is exact (PV node).
+    Exact = 3,
+}
+
+/// One probe result, with the score already converted back to the probing ply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TtHit {
+    pub mv: Option<Move>,
+    pub score: i32,
+    pub eval: i32,
+    pub depth: i32,
+    pub bound: Bound,
+}
+
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+struct Entry {
+    key: u16,
+    mv: u16,
+    score: i16,
+    eval: i16,
+    depth: u8,
+    /// Generation in the upper 6 bits, bound in the lower 2 (0 = empty).
+    gen_bound: u8,
+}
+
+const BUCKET_ENTRIES: usize = 3;
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(32))]
+struct Bucket {
+    entries: [Entry; BUCKET_ENTRIES],
+}
+
+const GEN_STEP: u8 = 4;
+const GEN_CYCLE: i32 = 256;
+
+pub struct TranspositionTable {
+    buckets: Vec<Bucket>,
+    generation: u8,
+}
+
+/// Mate scores are stored as distance from this node, not from the root.
+pub fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+/// Inverse of [`score_to_tt`].
+pub fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+/// Packs a move into 16 bits: from (6), to (6), promotion role (3). Castling is
+/// stored king-to-rook; unpacking rebuilds the move from the board.
+fn pack(m: Move) -> u16 {
+    let (from, to, promo) = match m {
+        Move::Normal {
+            from,
+            to,
+            promotion,
+            ..
+        } => (from, to, promotion.map_or(0, |r| r as u16)),
+        Move::EnPassant { from, to } => (from, to, 0),
+        Move::Castle { king, rook } => (king, rook, 0),
+        Move::Put { to, .. } => (to, to, 0),
+    };
+    (from as u16) | ((to as u16) << 6) | (promo << 12)
+}
+
+/// Rebuilds a packed move in `pos`, or `None` when it is not legal there (hash
+/// collision, stale entry). Legality is checked because playing an illegal move
+/// corrupts a shakmaty position.
+pub fn unpack(packed: u16, pos: &Position) -> Option<Move> {
+    if packed == 0 {
+        return None;
+    }
+    let board = pos.board();
+    let from = Square::new((packed & 63) as u32);
+    let to = Square::new(((packed >> 6) & 63) as u32);
+    let promo = match packed >> 12 {
+        0 => None,
+        r => Some(Role::try_from(r as u8).ok()?),
+    };
+    let us = board.turn();
+    let piece = board.board().piece_at(from)?;
+    if piece.color != us {
+        return None;
+    }
+    let target = board.board().piece_at(to);
+    let m = if piece.role == Role::King
+        && target.is_some_and(|p| p.color == us && p.role == Role::Rook)
+    {
+        Move::Castle {
+            king: from,
+            rook: to,
+        }
+    } else if piece.role == Role::Pawn && from.file() != to.file() && target.is_none() {
+        Move::EnPassant { from, to }
+    } else {
+        Move::Normal {
+            role: piece.role,
+            from,
+            capture: target.map(|p| p.role),
+            to,
+            promotion: promo,
+        }
+    };
+    board.is_legal(m).then_some(m)
+}
+
+impl TranspositionTable {
+    pub fn new(mb: usize) -> Self {
+        let mut tt = TranspositionTable {
+            buckets: Vec::new(),
+            generation: 0,
+        };
+        if tt.resize(mb).is_err() {
+            // Fall back to the smallest table rather than failing to construct.
+            let _ = tt.resize(1);
+        }
+        tt
+    }
+
+    /// Reallocates to `mb` megabytes (at least one bucket), empty. When the memory
+    /// cannot be had, the table keeps its old size (cleared) and the error says why.
+    pub fn resize(&mut self, mb: usize) -> Result<(), String> {
+        let count = (mb.max(1).saturating_mul(1024 * 1024) / std::mem::size_of::<Bucket>()).max(1);
+        let mut buckets = Vec::new();
+        if buckets.try_reserve_exact(count).is_err() {
+            self.clear();
+            return Err(format!(
+                "cannot allocate a {mb} MB hash table; keeping {} MB",
+                self.buckets.len() * std::mem::size_of::<Bucket>() / (1024 * 1024)
+            ));
+        }
+        buckets.resize(count, Bucket::default());
+        self.buckets = buckets;
+        self.generation = 0;
+        Ok(())
+    }
+
+    pub fn clear(&mut self) {
+        self.buckets.fill(Bucket::default());
+        self.generation = 0;
+    }
+
+    /// Called once per search so older entries become preferred victims.
+    pub fn new_search(&mut self) {
+        self.generation = self.generation.wrapping_add(GEN_STEP);
+    }
+
+    #[inline(always)]
+    fn index(&self, hash: u64) -> usize {
+        ((hash as u128 * self.buckets.len() as u128) >> 64) as usize
+    }
+
+    /// Hints the CPU to fetch the bucket of `hash` (called right after a move is
+    /// made, so the miss overlaps with the work before the child's probe).
+    #[inline(always)]
+    pub fn prefetch(&self, hash: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let ptr = &self.buckets[self.index(hash)] as *const Bucket as *const i8;
+            // SAFETY: a prefetch is only a hint; `ptr` points into the live table
+            // and SSE is part of the x86_64 baseline.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(ptr) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = hash;
+    }
+
+    /// Looks `pos` up; the TT move is validated as legal.
+    pub fn probe(&self, pos: &Position, ply: usize) -> Option<TtHit> {
+        let hash = pos.hash();
+        let key = hash as u16;
+        let bucket = &self.buckets[self.index(hash)];
+        let e = bucket
+            .entries
+            .iter()
+            .find(|e| e.key == key && e.gen_bound & 3 != 0)?;
+        let bound = match e.gen_bound & 3 {
+            1 => Bound::Upper,
+            2 => Bound::Lower,
+            _ => Bound::Exact,
+        };
+        Some(TtHit {
+            mv: unpack(e.mv, pos),
+            score: score_from_tt(e.score as i32, ply),
+            eval: e.eval as i32,
+            depth: e.depth as i32,
+            bound,
+        })
+    }
+
+    /// Stores a search result. Same-position entries are overwritten unless they are
+    /// much deeper; otherwise the shallowest, oldest entry of the bucket is replaced.
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(
+        &mut self,
+        hash: u64,
+        ply: usize,
+        mv: Option<Move>,
+        score: i32,
+        eval: i32,
+        depth: i32,
+        bound: Bound,
+    ) {
+        let key = hash as u16;
+        let generation = self.generation;
+        let index = self.index(hash);
+        let bucket = &mut self.buckets[index];
+        let age = |e: &Entry| -> i32 {
+            (GEN_CYCLE + generation as i32 - (e.gen_bound & !3) as i32) % GEN_CYCLE
+                / GEN_STEP as i32
+        };
+        let slot = match bucket.entries.iter().position(|e| e.key == key) {
+            Some(i) => i,
+            None => (0..BUCKET_ENTRIES)
+                .min_by_key(|&i| {
+                    let e = &bucket.entries[i];
+                    if e.gen_bound & 3 == 0 {
+                        i32::MIN
+                    } else {
+                        e.depth as i32 - 8 * age(e)
+                    }
+                })
+                .unwrap_or(0),
+        };
+        let e = &mut bucket.entries[slot];
+        let same = e.key == key && e.gen_bound & 3 != 0;
+        if same && bound != Bound::Exact && depth + 4 < e.depth as i32 && age(e) == 0 {
+            return;
+        }
+        let packed = mv.map(pack).unwrap_or(0);
+        if packed != 0 || !same {
+            e.mv = packed;
+        }
+        e.key = key;
+        e.score = score_to_tt(score, ply).clamp(-32_767, 32_767) as i16;
+        e.eval = if eval == NO_SCORE {
+            i16::MIN
+        } else {
+            eval.clamp(-32_000, 32_000) as i16
+        };
+        e.depth = depth.clamp(0, 255) as u8;
+        e.gen_bound = generation | bound as u8;
+    }
+
+    /// Per mille of entries written during the current search (first 1000 entries sampled).
+    pub fn hashfull(&self) -> u32 {
+        let mut used: u32 = 0;
+        let mut seen: u32 = 0;
+        for b in self.buckets.iter().take(1000 / BUCKET_ENTRIES + 1) {
+            for e in &b.entries {
+                if seen == 1000 {
+                    break;
+                }
+                seen += 1;
+                if e.gen_bound & 3 != 0 && e.gen_bound & !3 == self.generation {
+                    used += 1;
+                }
+            }
+        }
+        (used * 1000).checked_div(seen).unwrap_or(0)
+    }
+}
+
+/// Decodes a stored eval (`i16::MIN` marks "none").
+pub fn eval_from_tt(eval: i32) -> i32 {
+    if eval == i16::MIN as i32 {
+        NO_SCORE
+    } else {
+        eval
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::MATE;
+
+    #[test]
+    fn store_probe_and_mate_scores_round_trip() {
+        let mut tt = TranspositionTable::new(1);
+        let pos = Position::startpos();
+        let m = pos.parse_uci_move("e2e4").unwrap();
+        // Mate in 3 plies from this node found at ply 5: root-relative MATE - 8.
+        tt.store(pos.hash(), 5, Some(m), MATE - 8, 12, 7, Bound::Exact);
+        let hit = tt.probe(&pos, 5).unwrap();
+        assert_eq!(hit.mv, Some(m));
+        assert_eq!(hit.score, MATE - 8);
+        assert_eq!(hit.depth, 7);
+        assert_eq!(hit.bound, Bound::Exact);
+        assert_eq!(hit.eval, 12);
+        // Probed from ply 1 the same mate is 3 plies away: MATE - 4.
+        assert_eq!(tt.probe(&pos, 1).unwrap().score, MATE - 4);
+        tt.store(pos.hash(), 2, None, -MATE + 10, 0, 7, Bound::Upper);
+        assert_eq!(tt.probe(&pos, 4).unwrap().score, -MATE + 12);
+        // A move-less store keeps the old move.
+        assert_eq!(tt.probe(&pos, 4).unwrap().mv, Some(m));
+    }
+
+    #[test]
+    fn illegal_tt_moves_are_dropped_and_castling_and_ep_round_trip() {
+        let pos = Position::from_fen(
+            "r3k2r/ppq2ppp/8/3pP3/8/8/PPP2PPP/R3K2R w KQkq d6 0 1",
+            false,
+        )
+        .unwrap();
+        for uci in ["e1g1", "e1c1", "e5d6", "a2a4"] {
+            let m = pos.parse_uci_move(uci).unwrap();
+            assert_eq!(unpack(pack(m), &pos), Some(m), "{uci}");
+        }
+        let other = Position::startpos();
+        let m = pos.parse_uci_move("e5d6").unwrap();
+        assert_eq!(unpack(pack(m), &other), None);
+        let promo = Position::from_fen("8/4P3/8/8/8/8/k7/4K3 w - - 0 1", false).unwrap();
+        let m = promo.parse_uci_move("e7e8n").unwrap();
+        assert_eq!(unpack(pack(m), &promo), Some(m));
+    }
+
+    #[test]
+    fn replacement_prefers_deep_and_current_entries() {
+        // A one-bucket table: every store competes for the same three slots.
+        let mut tt = TranspositionTable {
+            buckets: vec![Bucket::default()],
+            generation: 0,
+        };
+        for (i, depth) in [(1u64, 10), (2, 3), (3, 8)] {
+            tt.store(i, 0, None, 0, 0, depth, Bound::Lower);
+        }
+        tt.store(4, 0, None, 0, 0, 5, Bound::Lower);
+        let depths: Vec<u8> = tt.buckets[0].entries.iter().map(|e| e.depth).collect();
+        assert!(depths.contains(&10) && depths.contains(&8) && depths.contains(&5));
+        assert!(!depths.contains(&3));
+        // After a few searches, an old deep entry gives way to a new shallow one.
+        for _ in 0..3 {
+            tt.new_search();
+        }
+        tt.store(5, 0, None, 0, 0, 1, Bound::Lower);
+        let depths: Vec<u8> = tt.buckets[0].entries.iter().map(|e| e.depth).collect();
+        assert!(depths.contains(&1));
+        assert!(tt.hashfull() > 0);
+    }
+}
