@@ -287,3 +287,29 @@ fn bad_input_is_named_and_nothing_is_written() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.json"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn verify_gates_the_frozen_header_on_the_sprt() {
+    let (dir, file) = scratch("verify");
+    let params = two_params();
+    // Two verification pairs cannot reach a decision: the tune is kept in the file,
+    // but no header is written and the exit status says so.
+    let out = spsa(
+        &file,
+        &[
+            "--pairs",
+            "4",
+            "--params",
+            &params,
+            "--verify",
+            "--verify-pairs",
+            "2",
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("did not accept H1"), "{err}");
+    assert!(!dir.join("search.frozen.rs").exists());
+    assert!(dir.join("search.spsa.result.json").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -51,12 +51,19 @@ pub struct VerifyArgs {
     /// settings); not a command-line option.
     #[arg(skip)]
     pub provenance: Vec<String>,
+    /// The baseline instead of the files' `default`s (`tuner spsa --verify` passes the
+    /// values its tune started from); not a command-line option.
+    #[arg(skip)]
+    pub baseline: Option<Params>,
 }
 
 pub fn verify(args: VerifyArgs) -> Result<()> {
     let sprt = Sprt::parse(&args.sprt, args.model)?;
     let tuned = params_from_files(&args.files, Field::Value)?;
-    let start = params_from_files(&args.files, Field::Default)?;
+    let start = match &args.baseline {
+        Some(p) => p.clone(),
+        None => params_from_files(&args.files, Field::Default)?,
+    };
     let files: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
     if tuned == start {
         eprintln!(

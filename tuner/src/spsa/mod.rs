@@ -81,8 +81,23 @@ pub struct Args {
     #[arg(long, default_value_t = Hyper::GAMMA)]
     pub gamma: f64,
     /// Tune but do not write the parameter files (the journal and table are written).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "verify")]
     pub no_write: bool,
+    /// After the tune, run an SPRT of the written values against the values the tune
+    /// started from (same game options); only if it accepts H1 is a frozen header
+    /// written, stamped with the tune's settings and the test's result.
+    #[arg(long)]
+    pub verify: bool,
+    /// The SPRT of --verify: elo0=E0 elo1=E1 [alpha=A] [beta=B].
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE", default_values = ["elo0=0", "elo1=5"])]
+    pub verify_sprt: Vec<String>,
+    /// Upper limit of game pairs of --verify.
+    #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub verify_pairs: u64,
+    /// The frozen header --verify writes: a Rust module when it ends in `.rs`, else a C
+    /// header [default: next to the first file, e.g. params/search.frozen.rs].
+    #[arg(long, value_name = "FILE")]
+    pub header: Option<PathBuf>,
     #[command(flatten)]
     pub games: GameArgs,
 }
@@ -315,6 +330,51 @@ pub fn run(args: Args) -> Result<()> {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+    }
+    if args.verify {
+        let mut start = base.clone();
+        for (s, p) in slots.iter().zip(&server.config.params) {
+            start
+                .set(s.engine_index, p.start.round() as i32)
+                .expect("start values come from the files");
+        }
+        let cfg = &server.config;
+        let verify = crate::matches::VerifyArgs {
+            files: cfg.files.clone(),
+            sprt: args.verify_sprt.clone(),
+            model: crate::matches::sprt::Model::Normalized,
+            pairs: args.verify_pairs,
+            concurrency: threads as u64,
+            header: args
+                .header
+                .clone()
+                .unwrap_or_else(|| cfg.files[0].with_extension("frozen.rs")),
+            force: false,
+            results: None,
+            resume: false,
+            games_args: args.games.clone(),
+            provenance: vec![
+                format!(
+                    "tuned by: tuner spsa, {} pairs ({} games), {} parameters ({}), seed {}, alpha {} gamma {} A {}, written: {:?}",
+                    server.pairs_done(),
+                    2 * server.pairs_done(),
+                    cfg.params.len(),
+                    cfg.params
+                        .iter()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    cfg.seed,
+                    cfg.hyper.alpha,
+                    cfg.hyper.gamma,
+                    cfg.hyper.big_a,
+                    args.output
+                ),
+                format!("tune games: {}", cfg.games),
+            ],
+            baseline: Some(start),
+        };
+        crate::matches::verify(verify)?;
     }
     Ok(())
 }
