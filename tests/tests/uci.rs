@@ -686,7 +686,7 @@ fn commands_as_arguments() {
     assert_legal(
         &referee(None, &["e2e4", "e7e5"], CastlingMode::Standard),
         &best,
-        &[out.clone()],
+        std::slice::from_ref(&out),
     );
     let (ok, out) = run_occam(&["bench", "2"]);
     let last = out.lines().last().unwrap_or("");
