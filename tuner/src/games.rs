@@ -30,7 +30,7 @@ impl TimeControl {
         let (base, inc) = text.split_once('+').unwrap_or((text, "0"));
         let secs = |s: &str| -> Option<u64> {
             let v: f64 = s.trim().parse().ok()?;
-            (v.is_finite() && v >= 0.0 && v < 1e7).then(|| (v * 1000.0).round() as u64)
+            (0.0..1e7).contains(&v).then(|| (v * 1000.0).round() as u64)
         };
         match (secs(base), secs(inc)) {
             (Some(base_ms), Some(inc_ms)) if base_ms > 0 => {

@@ -26,6 +26,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once at start-up; boxing the large variants would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Tune parameters by SPSA in in-process self-play and write the tuned values back.

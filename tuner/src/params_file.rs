@@ -40,6 +40,8 @@ struct Document {
 #[derive(Clone, Debug)]
 pub struct ParamFile {
     pub path: PathBuf,
+    /// The file's `group` (`search`, `eval`), shown in reports.
+    #[allow(dead_code)]
     pub group: String,
     pub entries: Vec<Entry>,
     text: String,
@@ -243,15 +245,16 @@ fn describe_pointer(root: &serde_json::Value, pointer: &str) -> String {
         return "the top level".to_string();
     }
     let parts: Vec<&str> = pointer.trim_start_matches('/').split('/').collect();
-    if parts.len() >= 2 && parts[0] == "params" {
-        if let Ok(i) = parts[1].parse::<usize>() {
-            let name = root["params"][i]["name"]
-                .as_str()
-                .map(|n| format!(" ({n})"))
-                .unwrap_or_default();
-            let rest: String = parts[2..].iter().map(|p| format!(".{p}")).collect();
-            return format!("params[{i}]{name}{rest}");
-        }
+    if parts.len() >= 2
+        && parts[0] == "params"
+        && let Ok(i) = parts[1].parse::<usize>()
+    {
+        let name = root["params"][i]["name"]
+            .as_str()
+            .map(|n| format!(" ({n})"))
+            .unwrap_or_default();
+        let rest: String = parts[2..].iter().map(|p| format!(".{p}")).collect();
+        return format!("params[{i}]{name}{rest}");
     }
     parts.join(".")
 }
@@ -305,10 +308,10 @@ fn scan_value_spans(text: &str) -> Result<Vec<Range<usize>>> {
                 }
                 let s = &text[start..i.min(bytes.len())];
                 if expecting_key && containers.last() == Some(&b'{') {
-                    if s == "name" {
-                        if let Some(top) = objects.last_mut() {
-                            top.1 = true;
-                        }
+                    if s == "name"
+                        && let Some(top) = objects.last_mut()
+                    {
+                        top.1 = true;
                     }
                     pending_key = Some(s.to_string());
                 }
@@ -320,10 +323,11 @@ fn scan_value_spans(text: &str) -> Result<Vec<Range<usize>>> {
                 {
                     i += 1;
                 }
-                if pending_key.as_deref() == Some("value") && containers.len() >= 3 {
-                    if let Some(top) = objects.last_mut() {
-                        top.0 = Some(start..i + 1);
-                    }
+                if pending_key.as_deref() == Some("value")
+                    && containers.len() >= 3
+                    && let Some(top) = objects.last_mut()
+                {
+                    top.0 = Some(start..i + 1);
                 }
                 pending_key = None;
             }

@@ -44,7 +44,7 @@ pub fn render(record: &GameRecord, round: &str, tags: &[(String, String)]) -> St
 
     let mut pos = record.start.board().clone();
     let mut line = String::new();
-    let mut flush = |line: &mut String, out: &mut String, token: &str| {
+    let flush = |line: &mut String, out: &mut String, token: &str| {
         if !line.is_empty() && line.len() + 1 + token.len() > 79 {
             out.push_str(line);
             out.push('\n');

@@ -1,10 +1,102 @@
-//! Placeholder: implemented on its own branch.
+//! `tuner plot`: draws the θ trajectories recorded in an SPSA journal, one small chart
+//! per parameter in a grid, to an SVG file.
+
+use std::path::PathBuf;
 
 use anyhow::{Result, bail};
+use plotters::prelude::*;
+
+use crate::spsa::server::trajectories;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The run's journal (e.g. params/search.spsa.jsonl).
+    #[arg(value_name = "JOURNAL")]
+    pub journal: PathBuf,
+    /// Output SVG [default: the journal with extension .svg].
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Charts per row.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=12))]
+    pub columns: u32,
+}
 
-pub fn run(_args: Args) -> Result<()> {
-    bail!("not implemented yet")
+pub fn run(args: Args) -> Result<()> {
+    let (config, thetas) = trajectories(&args.journal)?;
+    if thetas.is_empty() {
+        bail!(
+            "{} holds no finished pairs yet: nothing to plot",
+            args.journal.display()
+        );
+    }
+    let output = args
+        .output
+        .unwrap_or_else(|| args.journal.with_extension("svg"));
+    let n = config.params.len();
+    let columns = (args.columns as usize).min(n).max(1);
+    let rows = n.div_ceil(columns);
+    let (cell_w, cell_h) = (320u32, 200u32);
+    let size = (cell_w * columns as u32, cell_h * rows as u32);
+    {
+        let root = SVGBackend::new(&output, size).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_error)?;
+        let cells = root.split_evenly((rows, columns));
+        for (i, (param, cell)) in config.params.iter().zip(cells.iter()).enumerate() {
+            let series: Vec<(f64, f64)> = std::iter::once((0.0, param.start))
+                .chain(
+                    thetas
+                        .iter()
+                        .enumerate()
+                        .map(|(k, t)| ((k + 1) as f64, t[i])),
+                )
+                .collect();
+            let (lo, hi) = series
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(lo, hi), &(_, v)| {
+                    (lo.min(v), hi.max(v))
+                });
+            // Pad by at least c_end so a parameter that barely moved is not a flat line
+            // stretched over the whole height.
+            let pad = ((hi - lo) * 0.1).max(param.c_end);
+            let (lo, hi) = (
+                (lo - pad).max(f64::from(param.min)),
+                (hi + pad).min(f64::from(param.max)),
+            );
+            let mut chart = ChartBuilder::on(cell)
+                .caption(&param.name, ("sans-serif", 14))
+                .margin(6)
+                .x_label_area_size(22)
+                .y_label_area_size(44)
+                .build_cartesian_2d(0.0..thetas.len().max(1) as f64, lo..hi.max(lo + 1.0))
+                .map_err(draw_error)?;
+            chart
+                .configure_mesh()
+                .x_labels(4)
+                .y_labels(5)
+                .label_style(("sans-serif", 10))
+                .draw()
+                .map_err(draw_error)?;
+            chart
+                .draw_series(LineSeries::new(
+                    [(0.0, param.start), (thetas.len() as f64, param.start)],
+                    &BLACK.mix(0.3),
+                ))
+                .map_err(draw_error)?;
+            chart
+                .draw_series(LineSeries::new(series, &BLUE))
+                .map_err(draw_error)?;
+        }
+        root.present().map_err(draw_error)?;
+    }
+    println!(
+        "{}: {} parameters over {} pairs",
+        output.display(),
+        n,
+        thetas.len()
+    );
+    Ok(())
+}
+
+fn draw_error<E: std::error::Error + Send + Sync + 'static>(e: E) -> anyhow::Error {
+    anyhow::Error::new(e).context("cannot draw the chart")
 }

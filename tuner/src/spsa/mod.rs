@@ -1,10 +1,562 @@
-//! Placeholder: implemented on its own branch.
+//! `tuner spsa`: tunes the parameters of one or more `params/*.json` files by SPSA in
+//! in-process self-play and writes the tuned values back.
+//!
+//! A [`server::Server`] owns θ; rayon workers each own two engines (θ+ and θ−, each
+//! with its own hash table), take a work item, play the colour-swapped pair without any
+//! lock held, and hand back the result. See `schedule` for the gains and the integer
+//! perturbations, `server` for the journal and resume, `report` for the final table.
 
-use anyhow::{Result, bail};
+mod report;
+pub mod schedule;
+pub mod server;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use occam::Params;
+use occam::params::{FROZEN, PARAM_SPECS, index_of};
+use shakmaty::Color;
+
+use crate::game_args::GameArgs;
+use crate::games::{EnginePlayer, GameRecord, Outcome, pair_score, play_pair};
+use crate::params_file::{ParamFile, load_all};
+use crate::pgn;
+use schedule::Hyper;
+use server::{RunConfig, RunFiles, Server, TunedParam, WorkItem};
+
+/// Planned pairs of the default run: about a quarter of an hour on two cores at the
+/// default 8000 nodes per move.
+pub const DEFAULT_PAIRS: u64 = 1000;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// The Polyak–Ruppert average of θ over the last part of the run.
+    Average,
+    /// θ after the last pair.
+    Last,
+}
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Parameter files to tune; the tuned values are written back into them.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Tune only these parameters (comma-separated; `prefix_*` takes every name with
+    /// that prefix). The others keep their file values.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub params: Vec<String>,
+    /// Planned iterations (game pairs), N.
+    #[arg(long, default_value_t = DEFAULT_PAIRS, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub pairs: u64,
+    /// Worker threads, each playing one pair at a time [default: all cores].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+    /// Continue the run recorded in the journal (after a kill, a crash or Ctrl-C).
+    #[arg(long, conflicts_with = "restart")]
+    pub resume: bool,
+    /// Start over although a journal exists (the old journal is kept as *.old).
+    #[arg(long)]
+    pub restart: bool,
+    /// Journal path [default: next to the first file, e.g. params/search.spsa.jsonl].
+    #[arg(long, value_name = "FILE")]
+    pub journal: Option<PathBuf>,
+    /// What is written back: the average over the last part of the run, or the last θ.
+    #[arg(long, value_enum, default_value_t = Output::Average)]
+    pub output: Output,
+    /// Fraction of the run, at its end, over which θ is averaged.
+    #[arg(long, default_value_t = 0.25)]
+    pub average_fraction: f64,
+    /// SPSA stability constant A [default: 0.1·pairs].
+    #[arg(long = "spsa-a", value_name = "A")]
+    pub big_a: Option<f64>,
+    /// SPSA learning-rate decay exponent α.
+    #[arg(long, default_value_t = Hyper::ALPHA)]
+    pub alpha: f64,
+    /// SPSA perturbation decay exponent γ.
+    #[arg(long, default_value_t = Hyper::GAMMA)]
+    pub gamma: f64,
+    /// Tune but do not write the parameter files (the journal and table are written).
+    #[arg(long)]
+    pub no_write: bool,
+    #[command(flatten)]
+    pub games: GameArgs,
+}
 
-pub fn run(_args: Args) -> Result<()> {
-    bail!("not implemented yet")
+/// A tuned parameter's place in the files and in the engine's table.
+struct Slot {
+    file: usize,
+    entry: usize,
+    engine_index: usize,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    if FROZEN {
+        bail!("this tuner was built with the engine's `frozen` feature: parameters cannot change");
+    }
+    if !(args.average_fraction > 0.0 && args.average_fraction <= 1.0) {
+        bail!(
+            "--average-fraction must lie in (0, 1], got {}",
+            args.average_fraction
+        );
+    }
+    if !(args.alpha > 0.0 && args.gamma > 0.0 && args.big_a.is_none_or(|a| a >= 0.0)) {
+        bail!("--alpha and --gamma must be positive and --spsa-a non-negative");
+    }
+    let mut files = load_all(&args.files)?;
+    for f in &files {
+        f.check_known_to_engine()?;
+    }
+    let slots = select(&files, &args.params)?;
+    let tc = args.games.time_control()?;
+    let adjudication = args.games.adjudication();
+
+    // Every parameter starts from its file value; the tuned ones move from there.
+    let mut base = Params::default();
+    for f in &files {
+        for e in &f.entries {
+            let i = index_of(&e.name).expect("checked above");
+            base.set(i, e.value)
+                .with_context(|| format!("{}: {}", f.path.display(), e.name))?;
+        }
+    }
+
+    let journal = args
+        .journal
+        .clone()
+        .unwrap_or_else(|| RunFiles::default_journal(&args.files[0]));
+    let run_files = RunFiles::new(journal.clone());
+    let config = RunConfig {
+        version: 1,
+        files: args.files.clone(),
+        params: slots
+            .iter()
+            .map(|s| {
+                let e = &files[s.file].entries[s.entry];
+                TunedParam {
+                    name: e.name.clone(),
+                    start: f64::from(e.value),
+                    min: e.min,
+                    max: e.max,
+                    c_end: e.c_end,
+                    r_end: e.r_end,
+                }
+            })
+            .collect(),
+        hyper: Hyper::new(args.pairs, args.big_a, args.alpha, args.gamma),
+        seed: args.games.seed,
+        average_fraction: args.average_fraction,
+        games: args.games.describe(),
+        openings: args.pairs.min(2000) as usize,
+    };
+
+    let server = if args.resume {
+        let server = Server::resume(run_files.clone())?;
+        let was = &server.config;
+        if was.files != config.files || was.games != config.games {
+            bail!(
+                "--resume must use the run's own files and game options: {} with {}",
+                was.files
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                was.games
+            );
+        }
+        let names = |c: &RunConfig| c.params.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
+        if names(was) != names(&config) || was.hyper.pairs != config.hyper.pairs {
+            eprintln!(
+                "note: resuming with the run's own settings ({} parameters, {} pairs); other flags are ignored",
+                was.params.len(),
+                was.hyper.pairs
+            );
+        }
+        eprintln!(
+            "resuming {}: {} of {} pairs done",
+            journal.display(),
+            server.pairs_done(),
+            server.config.hyper.pairs
+        );
+        server
+    } else {
+        if journal.exists() {
+            if !args.restart {
+                bail!(
+                    "{} holds an earlier run: add --resume to continue it or --restart to start over",
+                    journal.display()
+                );
+            }
+            let old = journal.with_extension("jsonl.old");
+            std::fs::rename(&journal, &old)
+                .with_context(|| format!("cannot move {} aside", journal.display()))?;
+            let _ = std::fs::remove_file(&run_files.checkpoint);
+        }
+        Server::new(config, Some(run_files.clone()))?
+    };
+    // The run's own tuned set (on resume it comes from the journal).
+    let slots = reselect(&files, &server.config)?;
+    let openings = args.games.openings(server.config.openings)?;
+    let pgn_out = args.games.pgn_writer()?;
+    let threads = args
+        .threads
+        .map(|t| t as usize)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let hash_mb = args.games.hash_mb();
+
+    eprintln!(
+        "spsa: {} parameters from {}, {} pairs, {threads} threads, {}; journal {}",
+        server.config.params.len(),
+        server
+            .config
+            .files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        server.config.hyper.pairs,
+        server.config.games,
+        journal.display()
+    );
+
+    let progress = Progress::new(&server);
+    let shared = Mutex::new((server, progress));
+    let abort = AtomicBool::new(false);
+    let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start worker threads")?;
+    pool.scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|_| {
+                let mut plus = EnginePlayer::new("theta+", base.clone(), hash_mb);
+                let mut minus = EnginePlayer::new("theta-", base.clone(), hash_mb);
+                while !abort.load(Ordering::Relaxed) {
+                    let Some(item) = shared.lock().unwrap().0.next_work() else {
+                        break;
+                    };
+                    plus.set_params(with_values(&base, &slots, &item.plus()));
+                    minus.set_params(with_values(&base, &slots, &item.minus()));
+                    let games = play_pair(
+                        &mut plus,
+                        &mut minus,
+                        &openings[item.opening % openings.len()],
+                        tc,
+                        &adjudication,
+                    );
+                    let penta = pair_score(&games[0], &games[1]) as u8;
+                    let wdl = plus_wdl(&games);
+                    let result = (|| -> Result<()> {
+                        if let Some(out) = &pgn_out {
+                            for (i, g) in games.iter().enumerate() {
+                                out.write(&pgn::render(
+                                    g,
+                                    &format!("{}.{}", item.k, i + 1),
+                                    &pgn_tags(&shared.lock().unwrap().0, &item),
+                                ))?;
+                            }
+                        }
+                        let mut guard = shared.lock().unwrap();
+                        let (server, progress) = &mut *guard;
+                        server.apply(&item, penta, wdl)?;
+                        progress.update(server);
+                        Ok(())
+                    })();
+                    if let Err(e) = result {
+                        abort.store(true, Ordering::Relaxed);
+                        first_error.lock().unwrap().get_or_insert(e);
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    let (mut server, progress) = shared.into_inner().unwrap();
+    progress.finish();
+    if let Some(e) = first_error.into_inner().unwrap() {
+        server.checkpoint().ok();
+        return Err(e.context(format!(
+            "the run stopped; nothing was written to the parameter files (continue with --resume; journal {})",
+            journal.display()
+        )));
+    }
+    server.checkpoint()?;
+
+    let written = match args.output {
+        Output::Average => server.average(),
+        Output::Last => server.state.theta.clone(),
+    };
+    let written: Vec<i32> = written
+        .iter()
+        .zip(&server.config.params)
+        .map(|(v, p)| (v.round() as i32).clamp(p.min, p.max))
+        .collect();
+    let table = report::Table::new(&server, &written, args.output);
+    println!("{}", table.render());
+    table.write_files(&run_files, &server)?;
+    if args.no_write {
+        eprintln!("--no-write: parameter files left as they were");
+    } else {
+        write_back(&mut files, &slots, &written)?;
+        eprintln!(
+            "wrote the {} values to {}",
+            match args.output {
+                Output::Average => "averaged",
+                Output::Last => "last",
+            },
+            files
+                .iter()
+                .map(|f| f.path.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// The tuned entries: all of them, or those named by `--params`.
+fn select(files: &[ParamFile], wanted: &[String]) -> Result<Vec<Slot>> {
+    let all: Vec<(usize, usize, &str)> = files
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, f)| {
+            f.entries
+                .iter()
+                .enumerate()
+                .map(move |(ei, e)| (fi, ei, e.name.as_str()))
+        })
+        .collect();
+    let mut chosen: Vec<(usize, usize)> = Vec::new();
+    if wanted.is_empty() {
+        chosen = all.iter().map(|&(f, e, _)| (f, e)).collect();
+    } else {
+        let mut unknown = Vec::new();
+        for w in wanted.iter().map(|w| w.trim()).filter(|w| !w.is_empty()) {
+            let hits: Vec<(usize, usize)> = all
+                .iter()
+                .filter(|(_, _, name)| match w.strip_suffix('*') {
+                    Some(prefix) => name.starts_with(prefix),
+                    None => *name == w,
+                })
+                .map(|&(f, e, _)| (f, e))
+                .collect();
+            if hits.is_empty() {
+                unknown.push(w.to_string());
+            }
+            for h in hits {
+                if !chosen.contains(&h) {
+                    chosen.push(h);
+                }
+            }
+        }
+        if !unknown.is_empty() {
+            let names: Vec<&str> = all.iter().map(|a| a.2).collect();
+            let shown = if names.len() > 40 {
+                format!("{}, … ({} in all)", names[..40].join(", "), names.len())
+            } else {
+                names.join(", ")
+            };
+            bail!(
+                "--params: no parameter named {} in these files; the names are: {shown}",
+                unknown.join(", ")
+            );
+        }
+        chosen.sort();
+    }
+    let mut slots = Vec::new();
+    for (file, entry) in chosen {
+        let e = &files[file].entries[entry];
+        let engine_index = index_of(&e.name).expect("checked against the engine");
+        let spec = &PARAM_SPECS[engine_index];
+        if e.min >= e.max {
+            bail!(
+                "{}: parameter '{}' has min {} and max {}: nothing to tune (leave it out with --params)",
+                files[file].path.display(),
+                e.name,
+                e.min,
+                e.max
+            );
+        }
+        if e.min < spec.min || e.max > spec.max {
+            bail!(
+                "{}: parameter '{}' allows [{}, {}] but this engine was built with [{}, {}]; rebuild after editing params/",
+                files[file].path.display(),
+                e.name,
+                e.min,
+                e.max,
+                spec.min,
+                spec.max
+            );
+        }
+        slots.push(Slot {
+            file,
+            entry,
+            engine_index,
+        });
+    }
+    if slots.is_empty() {
+        bail!("no parameters to tune");
+    }
+    Ok(slots)
+}
+
+/// The slots of the parameters a (possibly resumed) run tunes, in its order.
+fn reselect(files: &[ParamFile], config: &RunConfig) -> Result<Vec<Slot>> {
+    let names: Vec<String> = config.params.iter().map(|p| p.name.clone()).collect();
+    let mut slots = select(files, &names)?;
+    slots.sort_by_key(|s| {
+        let name = &files[s.file].entries[s.entry].name;
+        names.iter().position(|n| n == name)
+    });
+    Ok(slots)
+}
+
+fn with_values(base: &Params, slots: &[Slot], values: &[i32]) -> Params {
+    let mut p = base.clone();
+    for (s, &v) in slots.iter().zip(values) {
+        // Bounds were checked against the engine's table when the run started.
+        p.set(s.engine_index, v)
+            .expect("value within the engine's bounds");
+    }
+    p
+}
+
+/// Wins, draws, losses of θ+ over the pair (θ+ is White in the first game).
+fn plus_wdl(games: &[GameRecord; 2]) -> [u64; 3] {
+    let mut wdl = [0; 3];
+    for (g, color) in games.iter().zip([Color::White, Color::Black]) {
+        let slot = match g.outcome {
+            Outcome::Draw => 1,
+            o if o == Outcome::win_for(color) => 0,
+            _ => 2,
+        };
+        wdl[slot] += 1;
+    }
+    wdl
+}
+
+fn pgn_tags(server: &Server, item: &WorkItem) -> Vec<(String, String)> {
+    let mut tags = vec![("SPSAIteration".to_string(), item.k.to_string())];
+    for ((p, plus), minus) in server
+        .config
+        .params
+        .iter()
+        .zip(item.plus())
+        .zip(item.minus())
+    {
+        tags.push((p.name.clone(), format!("theta+ {plus} theta- {minus}")));
+    }
+    tags
+}
+
+/// Writes the tuned values into their files (each replaced atomically; only `value`
+/// changes).
+fn write_back(files: &mut [ParamFile], slots: &[Slot], written: &[i32]) -> Result<()> {
+    // Render every file first, so that an error leaves all of them untouched.
+    let mut new_values: Vec<Vec<i32>> = files
+        .iter()
+        .map(|f| f.entries.iter().map(|e| e.value).collect())
+        .collect();
+    for (s, &v) in slots.iter().zip(written) {
+        new_values[s.file][s.entry] = v;
+    }
+    for (f, values) in files.iter().zip(&new_values) {
+        f.render_with_values(values)?;
+    }
+    for (f, values) in files.iter_mut().zip(&new_values) {
+        f.write_values(values)?;
+    }
+    Ok(())
+}
+
+/// The live progress line.
+struct Progress {
+    bar: ProgressBar,
+    started: Instant,
+    pairs_at_start: u64,
+    last_log: Instant,
+    interactive: bool,
+}
+
+impl Progress {
+    fn new(server: &Server) -> Progress {
+        let interactive = std::io::stderr().is_terminal();
+        let bar = ProgressBar::with_draw_target(
+            Some(server.config.hyper.pairs),
+            if interactive {
+                ProgressDrawTarget::stderr()
+            } else {
+                ProgressDrawTarget::hidden()
+            },
+        );
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} pairs  eta {eta}  {msg}")
+                .expect("valid template"),
+        );
+        bar.set_position(server.pairs_done());
+        Progress {
+            bar,
+            started: Instant::now(),
+            pairs_at_start: server.pairs_done(),
+            last_log: Instant::now(),
+            interactive,
+        }
+    }
+
+    fn update(&mut self, server: &Server) {
+        let s = &server.state;
+        let games = 2 * (server.pairs_done() - self.pairs_at_start);
+        let rate = games as f64 / self.started.elapsed().as_secs_f64().max(1e-3);
+        // The parameters that moved most, in units of their c_end.
+        let mut moved: Vec<(f64, usize)> = server
+            .config
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (((s.theta[i] - p.start) / p.c_end).abs(), i))
+            .collect();
+        moved.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let movers: Vec<String> = moved
+            .iter()
+            .take(3)
+            .map(|&(_, i)| {
+                let p = &server.config.params[i];
+                format!("{} {}→{:.1}", p.name, p.start, s.theta[i])
+            })
+            .collect();
+        let msg = format!(
+            "{rate:.1} games/s  W-D-L {}-{}-{}  penta {:?}  {}",
+            s.wdl[0],
+            s.wdl[1],
+            s.wdl[2],
+            s.penta,
+            movers.join("  ")
+        );
+        self.bar.set_position(server.pairs_done());
+        if self.interactive {
+            self.bar.set_message(msg);
+        } else if self.last_log.elapsed() >= Duration::from_secs(30) || server.finished() {
+            self.last_log = Instant::now();
+            eprintln!(
+                "spsa: {}/{} pairs  {msg}",
+                server.pairs_done(),
+                server.config.hyper.pairs
+            );
+        }
+    }
+
+    fn finish(&self) {
+        self.bar.finish();
+        let games = 2 * (self.bar.position() - self.pairs_at_start);
+        let secs = self.started.elapsed().as_secs_f64();
+        eprintln!(
+            "spsa: {games} games in {secs:.1} s ({:.2} games/s)",
+            games as f64 / secs.max(1e-3)
+        );
+    }
 }

@@ -1,0 +1,127 @@
+//! The end-of-run table: per parameter its start, last and averaged θ, the value
+//! written back, the range it visited, and how far it moved in units of its `c_end`.
+//! Printed, and written next to the journal as CSV and JSON.
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::Output;
+use super::server::{RunFiles, Server};
+use crate::params_file::write_atomically;
+
+#[derive(Serialize)]
+pub struct Row {
+    pub name: String,
+    pub start: f64,
+    pub last: f64,
+    pub average: f64,
+    pub written: i32,
+    pub min_seen: f64,
+    pub max_seen: f64,
+    /// (written − start) / c_end.
+    pub change_c_end: f64,
+}
+
+#[derive(Serialize)]
+pub struct Table {
+    pub pairs: u64,
+    pub wdl: [u64; 3],
+    pub penta: [u64; 5],
+    pub output: String,
+    pub rows: Vec<Row>,
+}
+
+impl Table {
+    pub fn new(server: &Server, written: &[i32], output: Output) -> Table {
+        let s = &server.state;
+        let average = server.average();
+        let rows = server
+            .config
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Row {
+                name: p.name.clone(),
+                start: p.start,
+                last: s.theta[i],
+                average: average[i],
+                written: written[i],
+                min_seen: s.min_seen[i],
+                max_seen: s.max_seen[i],
+                change_c_end: (f64::from(written[i]) - p.start) / p.c_end,
+            })
+            .collect();
+        Table {
+            pairs: server.pairs_done(),
+            wdl: s.wdl,
+            penta: s.penta,
+            output: format!("{output:?}").to_lowercase(),
+            rows,
+        }
+    }
+
+    pub fn render(&self) -> String {
+        let width = self
+            .rows
+            .iter()
+            .map(|r| r.name.len())
+            .max()
+            .unwrap_or(4)
+            .max(9);
+        let mut out = format!(
+            "{:width$}  {:>8}  {:>9}  {:>9}  {:>7}  {:>17}  {:>8}\n",
+            "parameter", "start", "last", "average", "written", "range seen", "Δ/c_end"
+        );
+        for r in &self.rows {
+            out.push_str(&format!(
+                "{:width$}  {:>8}  {:>9.2}  {:>9.2}  {:>7}  {:>8.1}..{:<7.1}  {:>+8.2}\n",
+                r.name,
+                r.start,
+                r.last,
+                r.average,
+                r.written,
+                r.min_seen,
+                r.max_seen,
+                r.change_c_end
+            ));
+        }
+        out.push_str(&format!(
+            "{} pairs; θ+ W-D-L {}-{}-{}; pentanomial {:?}; written: {}",
+            self.pairs, self.wdl[0], self.wdl[1], self.wdl[2], self.penta, self.output
+        ));
+        out
+    }
+
+    pub fn csv(&self) -> String {
+        let mut out =
+            String::from("name,start,last,average,written,min_seen,max_seen,change_c_end\n");
+        for r in &self.rows {
+            out.push_str(&format!(
+                "{},{},{:.4},{:.4},{},{:.4},{:.4},{:.4}\n",
+                r.name,
+                r.start,
+                r.last,
+                r.average,
+                r.written,
+                r.min_seen,
+                r.max_seen,
+                r.change_c_end
+            ));
+        }
+        out
+    }
+
+    /// `<journal stem>.csv` and `<journal stem>.result.json`, each written atomically.
+    pub fn write_files(&self, files: &RunFiles, server: &Server) -> Result<()> {
+        write_atomically(&files.sibling("csv"), &self.csv())?;
+        let json = serde_json::json!({
+            "config": server.config,
+            "result": self,
+        });
+        write_atomically(
+            &files.sibling("result.json"),
+            &serde_json::to_string_pretty(&json)?,
+        )?;
+        Ok(())
+    }
+}

@@ -1,0 +1,289 @@
+//! `tuner spsa` through the real binary: a tiny tune writes a valid file that differs
+//! only in `value`s, runs are reproducible, a killed run resumes, and bad input leaves
+//! every file untouched.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const TUNER: &str = env!("CARGO_BIN_EXE_tuner");
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// A scratch directory holding a copy of params/search.json.
+fn scratch(name: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("occam-spsa-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("search.json");
+    std::fs::copy(workspace().join("params/search.json"), &file).unwrap();
+    (dir, file)
+}
+
+fn two_params() -> String {
+    // Two parameters that certainly exist: the first two of the file.
+    let text = std::fs::read_to_string(workspace().join("params/search.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let names: Vec<&str> = json["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(2)
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    names.join(",")
+}
+
+fn tuner(args: &[&str]) -> Output {
+    Command::new(TUNER).args(args).output().unwrap()
+}
+
+fn spsa(file: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "spsa",
+        file.to_str().unwrap(),
+        "--nodes",
+        "300",
+        "--max-plies",
+        "80",
+    ];
+    args.extend_from_slice(extra);
+    tuner(&args)
+}
+
+fn values(text: &str) -> Vec<(String, i64)> {
+    let json: serde_json::Value = serde_json::from_str(text).unwrap();
+    json["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_string(),
+                p["value"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The file with every `"value": N` blanked, to compare everything but the values.
+fn without_values(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("\"value\":") {
+        out.push_str(&rest[..i + 8]);
+        rest = rest[i + 8..]
+            .trim_start_matches([' ', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+        out.push_str(" _");
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn a_tiny_tune_changes_only_values_and_leaves_a_journal_and_table() {
+    let (dir, file) = scratch("tiny");
+    let before = std::fs::read_to_string(&file).unwrap();
+    let params = two_params();
+    let out = spsa(
+        &file,
+        &[
+            "--pairs",
+            "8",
+            "--params",
+            &params,
+            "--output",
+            "last",
+            "--threads",
+            "2",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(without_values(&before), without_values(&after));
+    let (b, a) = (values(&before), values(&after));
+    let tuned: Vec<&str> = params.split(',').collect();
+    for ((name, vb), (_, va)) in b.iter().zip(&a) {
+        if !tuned.contains(&name.as_str()) {
+            assert_eq!(vb, va, "{name} was not tuned but changed");
+        }
+    }
+    for ext in [
+        "spsa.jsonl",
+        "spsa.checkpoint.json",
+        "spsa.csv",
+        "spsa.result.json",
+    ] {
+        assert!(dir.join(format!("search.{ext}")).exists(), "{ext}");
+    }
+    let csv = std::fs::read_to_string(dir.join("search.spsa.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("8 pairs"), "{table}");
+    // The plot of the run.
+    let plot = tuner(&["plot", dir.join("search.spsa.jsonl").to_str().unwrap()]);
+    assert!(
+        plot.status.success(),
+        "{}",
+        String::from_utf8_lossy(&plot.stderr)
+    );
+    let svg = std::fs::read_to_string(dir.join("search.spsa.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains(tuned[0]));
+    // A second run refuses to clobber the journal without --restart.
+    let again = spsa(&file, &["--pairs", "8", "--params", &params]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), after);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn one_thread_at_fixed_nodes_is_reproducible() {
+    let params = two_params();
+    let run = |name: &str| {
+        let (dir, file) = scratch(name);
+        let out = spsa(
+            &file,
+            &[
+                "--pairs",
+                "6",
+                "--params",
+                &params,
+                "--threads",
+                "1",
+                "--seed",
+                "9",
+                "--output",
+                "last",
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let journal = std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        journal
+            .lines()
+            .skip(1)
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (run("det-a"), run("det-b"));
+    assert_eq!(a.len(), 6);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_killed_run_resumes_and_finishes() {
+    let (dir, file) = scratch("kill");
+    let before = std::fs::read_to_string(&file).unwrap();
+    let params = two_params();
+    let journal = dir.join("search.spsa.jsonl");
+    let mut child = Command::new(TUNER)
+        .args([
+            "spsa",
+            file.to_str().unwrap(),
+            "--nodes",
+            "300",
+            "--max-plies",
+            "80",
+        ])
+        .args(["--pairs", "400", "--params", &params, "--threads", "2"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    loop {
+        let lines = std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count());
+        if lines > 6 || started.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let done_at_kill = std::fs::read_to_string(&journal).unwrap().lines().count() - 1;
+    assert!(done_at_kill >= 5, "{done_at_kill}");
+    // Nothing was written to the parameter file by the killed run.
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    let out = spsa(&file, &["--resume", "--pairs", "400", "--params", &params]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&journal).unwrap();
+    assert_eq!(
+        text.lines().count(),
+        401,
+        "header + every planned pair exactly once"
+    );
+    let mut ks: Vec<u64> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["k"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    ks.sort();
+    assert_eq!(ks, (1..=400).collect::<Vec<_>>());
+    values(&std::fs::read_to_string(&file).unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_input_is_named_and_nothing_is_written() {
+    let (dir, file) = scratch("bad");
+    let before = std::fs::read_to_string(&file).unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--params", "no_such_param"], "no_such_param"),
+        (vec!["--params", "nope_*"], "nope_*"),
+        (vec!["--pairs", "0"], "--pairs"),
+        (vec!["--resume"], "without --resume"),
+        (vec!["--average-fraction", "0"], "--average-fraction"),
+    ];
+    for (extra, needle) in cases {
+        let out = spsa(&file, &extra);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{extra:?}");
+        assert!(err.contains(needle), "{extra:?}: {err}");
+        assert_eq!(
+            err.lines().filter(|l| l.starts_with("error")).count(),
+            1,
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+        assert!(
+            !dir.join("search.spsa.jsonl").exists(),
+            "{extra:?} left a journal"
+        );
+    }
+    let out = tuner(&["spsa", file.to_str().unwrap(), "--tc", "fast"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'fast'"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    assert!(!dir.join("search.spsa.jsonl").exists());
+    // A broken file: the schema violation is named, the file is left as it was.
+    let broken = before.replacen("\"min\":", "\"minimum\":", 1);
+    std::fs::write(&file, &broken).unwrap();
+    let out = spsa(&file, &["--pairs", "2"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("min"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), broken);
+    let out = spsa(&dir.join("missing.json"), &[]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.json"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
