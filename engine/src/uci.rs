@@ -910,3 +910,102 @@ fn describe(pos: &Position) -> String {
     ));
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clock_of_the_side_to_move_is_used() {
+        let args = [
+            "wtime",
+            "1000",
+            "btime",
+            "2000",
+            "winc",
+            "10",
+            "binc",
+            "20",
+            "movestogo",
+            "7",
+        ];
+        let white = parse_go(&args, &Position::startpos(), 30).unwrap();
+        let clock = white.limits.clock.unwrap();
+        assert_eq!(
+            (clock.time_ms, clock.inc_ms, clock.movestogo),
+            (1000, 10, Some(7))
+        );
+        assert_eq!(white.limits.move_overhead_ms, 30);
+        let black_to_move =
+            Position::startpos().play(Position::startpos().parse_uci_move("e2e4").unwrap());
+        let black = parse_go(&args, &black_to_move, 30).unwrap();
+        let clock = black.limits.clock.unwrap();
+        assert_eq!((clock.time_ms, clock.inc_ms), (2000, 20));
+    }
+
+    #[test]
+    fn go_keywords_combine() {
+        let req = parse_go(
+            &[
+                "infinite",
+                "depth",
+                "5",
+                "nodes",
+                "100",
+                "searchmoves",
+                "e2e4",
+                "d2d4",
+                "movetime",
+                "50",
+            ],
+            &Position::startpos(),
+            0,
+        )
+        .unwrap();
+        assert!(req.limits.infinite && !req.ponder);
+        assert_eq!(req.limits.depth, Some(5));
+        assert_eq!(req.limits.nodes, Some(100));
+        assert_eq!(req.limits.movetime_ms, Some(50));
+        assert_eq!(req.searchmoves.len(), 2);
+        assert!(
+            parse_go(&["ponder"], &Position::startpos(), 0)
+                .unwrap()
+                .ponder
+        );
+    }
+
+    #[test]
+    fn info_lines_carry_every_field_and_mate_scores() {
+        let root = Position::startpos();
+        let e4 = root.parse_uci_move("e2e4").unwrap();
+        let info = SearchInfo {
+            depth: 7,
+            seldepth: 11,
+            score: Score::Mate(-3),
+            nodes: 1234,
+            nps: 5678,
+            hashfull: 12,
+            time_ms: 90,
+            pv: vec![e4],
+        };
+        assert_eq!(
+            info_line(&root, &info),
+            "info depth 7 seldepth 11 score mate -3 nodes 1234 nps 5678 hashfull 12 time 90 pv e2e4"
+        );
+    }
+
+    #[test]
+    fn one_option_per_parameter_after_the_standard_ones() {
+        let lines = option_lines();
+        assert_eq!(lines.len(), ENGINE_OPTIONS.len() + PARAM_SPECS.len());
+        for (line, spec) in lines[ENGINE_OPTIONS.len()..].iter().zip(PARAM_SPECS.iter()) {
+            assert_eq!(
+                line,
+                &format!(
+                    "option name {} type spin default {} min {} max {}",
+                    spec.name, spec.value, spec.min, spec.max
+                )
+            );
+        }
+    }
+}
