@@ -557,6 +557,12 @@ fn castling_notation_follows_uci_chess960() {
     assert!(chess960.contains(&"e1h1: 1".to_string()) && chess960.contains(&"e1a1: 1".to_string()));
     assert!(!chess960.iter().any(|l| l.starts_with("e1g1:")));
     assert_eq!(standard.last(), chess960.last(), "same move count");
+
+    // Switching the option re-reads the current position in the new mode.
+    e.send("setoption name UCI_Chess960 value false");
+    e.send("go perft 1");
+    let again = e.read_until(LONG, |l| l.starts_with("Nodes searched"));
+    assert!(again.contains(&"e1g1: 1".to_string()), "{again:?}");
 }
 
 #[test]
