@@ -26,7 +26,7 @@ const TC: TimeControl = TimeControl {
     inc_ms: 10,
 };
 /// Lag tolerated beyond the clock: pipe and scheduling delays on a shared 2-core machine.
-const GRACE_MS: u64 = 150;
+const GRACE_MS: u64 = 250;
 /// Longer games are adjudicated drawn; enough moves to reach endgames and low clocks.
 const MAX_PLIES: usize = 160;
 
