@@ -457,7 +457,19 @@ impl Shell {
                         )
                     })?;
                 match name {
-                    OPT_HASH => self.hash_mb = v as usize,
+                    OPT_HASH => {
+                        // An allocation failure would abort the process: probe first.
+                        if Vec::<u8>::new()
+                            .try_reserve_exact((v as usize) << 20)
+                            .is_err()
+                        {
+                            return Err(format!(
+                                "cannot allocate {v} MB for the hash table on this machine; Hash stays {} MB",
+                                self.hash_mb
+                            ));
+                        }
+                        self.hash_mb = v as usize
+                    }
                     OPT_MOVE_OVERHEAD => self.move_overhead_ms = v as u64,
                     _ => {} // Threads: only 1 is allowed, nothing to change.
                 }
