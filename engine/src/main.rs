@@ -1,4 +1,14 @@
-//! The `occam` binary: a UCI engine; `occam bench [depth] [--stats]` prints the bench signature.
+//! The `occam` binary: a UCI engine.
+//!
+//! - `occam` speaks UCI on stdin/stdout.
+//! - `occam bench [depth] [--stats]` prints the bench signature (`<N> nodes <M> nps` last)
+//!   and exits with status 2 on bad arguments.
+//! - `occam <command…>` runs UCI commands given as arguments, then exits once any
+//!   search they started has finished: either one command split over several
+//!   arguments (`occam go perft 4`), or one command per argument when an argument
+//!   holds a space (`occam "position startpos moves e2e4" "go depth 6"`).
+
+use std::io::Cursor;
 
 use occam::{Params, bench};
 
@@ -11,5 +21,14 @@ fn main() {
         }
         return;
     }
-    occam::uci::run(std::io::stdin().lock(), std::io::stdout());
+    if args.is_empty() {
+        occam::uci::run(std::io::stdin().lock(), std::io::stdout());
+        return;
+    }
+    let script = if args.len() > 1 && args.iter().any(|a| a.contains(char::is_whitespace)) {
+        args.join("\n")
+    } else {
+        args.join(" ")
+    };
+    occam::uci::run(Cursor::new(script.into_bytes()), std::io::stdout());
 }

@@ -1,6 +1,8 @@
 //! Helpers for the workspace-level integration tests in `tests/tests/`: locate (and
 //! build, once) the real binaries, and talk to an engine process over UCI.
 
+pub mod selfplay;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -98,6 +100,17 @@ impl Engine {
     /// Reads lines until one satisfies `done` (returned with everything before it), or
     /// panics after `timeout`.
     pub fn read_until(&mut self, timeout: Duration, done: impl Fn(&str) -> bool) -> Vec<String> {
+        self.try_read_until(timeout, done)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Like [`Engine::read_until`], but a timeout or a closed output is an `Err`
+    /// describing what was seen.
+    pub fn try_read_until(
+        &mut self,
+        timeout: Duration,
+        done: impl Fn(&str) -> bool,
+    ) -> Result<Vec<String>, String> {
         let deadline = Instant::now() + timeout;
         let mut seen = Vec::new();
         loop {
@@ -107,16 +120,46 @@ impl Engine {
                     let finished = done(&line);
                     seen.push(line);
                     if finished {
-                        return seen;
+                        return Ok(seen);
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    panic!("no matching line within {timeout:?}; got {seen:#?}")
+                    return Err(format!(
+                        "no matching line within {timeout:?}; got {seen:#?}"
+                    ));
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    panic!("engine closed its output; got {seen:#?}")
+                    return Err(format!("engine closed its output; got {seen:#?}"));
                 }
             }
+        }
+    }
+
+    /// Every line that arrives within `wait` (for asserting that nothing, or nothing
+    /// of a kind, is sent).
+    pub fn lines_within(&mut self, wait: Duration) -> Vec<String> {
+        let deadline = Instant::now() + wait;
+        let mut seen = Vec::new();
+        while let Ok(line) = self
+            .lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            seen.push(line);
+        }
+        seen
+    }
+
+    /// Waits up to `timeout` for the process to exit; true if it did.
+    pub fn exited_within(&mut self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
         }
     }
 

@@ -1,10 +1,142 @@
-//! `tuner export`: frozen parameter headers. (Placeholder until the export lands.)
+//! `tuner export`: the parameter values as a frozen Rust module, a C header or
+//! OpenBench SPSA input lines.
+//!
+//! The text comes from `occam::params::render`, the same renderer `engine/build.rs`
+//! uses for the `frozen` feature, so an exported module and the frozen build agree.
+//! Other subcommands (`verify`, SPSA) call [`render`] with provenance lines (tuning
+//! parameters, games, SPRT result, bench) that end up in the header comment.
 
-use anyhow::{Result, bail};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use occam::params::render;
+
+use crate::params_file::{self, ParamFile};
+
+/// Output format of the export.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// A Rust module of `pub const NAME: i32 = value;`.
+    Rust,
+    /// A C header of `#define OCCAM_NAME (value)`.
+    C,
+    /// OpenBench SPSA input: `name, int, value, min, max, c_end, r_end`.
+    Openbench,
+}
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Parameter files to export, e.g. params/search.json params/eval.json.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Rust)]
+    pub format: Format,
+    /// Write to this file (atomically: a temporary file, then a rename) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Extra provenance line for the header comment (repeatable), e.g. "SPRT: H1 accepted".
+    #[arg(long, value_name = "TEXT")]
+    pub note: Vec<String>,
+}
 
-pub fn run(_args: Args) -> Result<()> {
-    bail!("export is not implemented yet")
+/// Renders the `value` of every parameter in `files` (in the given order).
+/// `provenance` lines go into the header comment of the Rust and C formats; the
+/// OpenBench format has no comment syntax, so it carries none.
+pub fn render(files: &[ParamFile], format: Format, provenance: &[String]) -> String {
+    let entries: Vec<render::Entry<'_>> = files
+        .iter()
+        .flat_map(|f| &f.entries)
+        .map(|e| render::Entry {
+            name: &e.name,
+            value: e.value,
+            min: e.min,
+            max: e.max,
+            c_end: e.c_end,
+            r_end: e.r_end,
+            unit: &e.unit,
+            description: &e.description,
+        })
+        .collect();
+    match format {
+        Format::Rust => render::rust_consts(&entries, provenance),
+        Format::C => render::c_header(&entries, provenance),
+        Format::Openbench => render::openbench(&entries),
+    }
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let files = params_file::load_all(&args.files)?;
+    let sources: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
+    let mut provenance = vec![format!(
+        "Exported by `tuner export` from {}.",
+        sources.join(", ")
+    )];
+    provenance.extend(args.note.iter().cloned());
+    let text = render(&files, args.format, &provenance);
+    match &args.output {
+        Some(path) => params_file::write_atomically(path, &text)
+            .with_context(|| format!("cannot write the export to {}", path.display())),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use occam::params::PARAM_SPECS;
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    fn shipped() -> Vec<ParamFile> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../params");
+        params_file::load_all(&[dir.join("search.json"), dir.join("eval.json")]).unwrap()
+    }
+
+    #[test]
+    fn rust_export_declares_every_parameter_value_once() {
+        let text = render(&shipped(), Format::Rust, &["tuned by test".to_string()]);
+        assert!(text.contains("// tuned by test"), "{text}");
+        for spec in &PARAM_SPECS {
+            let decl = format!(
+                "pub const {}: i32 = {};",
+                spec.name.to_ascii_uppercase(),
+                spec.value
+            );
+            assert_eq!(text.matches(&decl).count(), 1, "{decl}");
+        }
+        assert_eq!(text.matches("pub const ").count(), PARAM_SPECS.len());
+    }
+
+    #[test]
+    fn c_export_is_guarded_and_defines_every_parameter() {
+        let text = render(&shipped(), Format::C, &["a */ comment breaker".to_string()]);
+        assert!(text.starts_with("/*"));
+        assert_eq!(text.matches("*/").count(), PARAM_SPECS.len() + 2, "{text}");
+        assert!(
+            text.contains("#ifndef OCCAM_PARAMS_H")
+                && text.trim_end().ends_with("#endif /* OCCAM_PARAMS_H */")
+        );
+        for spec in &PARAM_SPECS {
+            let define = format!(
+                "#define OCCAM_{} ({})",
+                spec.name.to_ascii_uppercase(),
+                spec.value
+            );
+            assert!(text.contains(&define), "{define}");
+        }
+    }
+
+    #[test]
+    fn openbench_export_matches_the_engine_params_command() {
+        let text = render(&shipped(), Format::Openbench, &["ignored".to_string()]);
+        let exported: BTreeSet<&str> = text.lines().collect();
+        let engine = occam::Params::default().openbench_lines();
+        let from_engine: BTreeSet<&str> = engine.lines().collect();
+        assert_eq!(exported, from_engine);
+        assert_eq!(text.lines().count(), PARAM_SPECS.len());
+    }
 }

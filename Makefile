@@ -1,0 +1,28 @@
+# Builds the `occam` engine. OpenBench convention: `make EXE=<path>` builds the
+# release binary and copies it to <path>. Plain `make` leaves ./occam.
+#
+#   make                      release build, copied to ./occam
+#   make EXE=/tmp/occam-dev   release build, copied to /tmp/occam-dev
+#   make frozen EXE=...       every parameter compiled in as a constant (--features frozen)
+
+CARGO ?= cargo
+EXE ?= occam
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
+
+ifeq ($(OS),Windows_NT)
+BIN_SUFFIX := .exe
+else
+BIN_SUFFIX :=
+endif
+
+BUILT := $(TARGET_DIR)/release/occam$(BIN_SUFFIX)
+
+.PHONY: all frozen
+
+all:
+	$(CARGO) build --release --locked -p occam --bin occam
+	cp $(BUILT) $(EXE)
+
+frozen:
+	$(CARGO) build --release --locked -p occam --bin occam --features frozen
+	cp $(BUILT) $(EXE)
