@@ -47,7 +47,7 @@ pub struct Args {
     pub lr: f64,
     /// L2 pull towards the starting values, per centipawn squared (keeps weights that
     /// few positions see from drifting on noise; 0 disables).
-    #[arg(long, default_value_t = 1e-7)]
+    #[arg(long, default_value_t = 1e-6)]
     pub reg: f64,
     /// Worker threads (default: all cores).
     #[arg(long)]
