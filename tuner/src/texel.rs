@@ -43,9 +43,9 @@ pub struct Args {
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub epochs: u32,
     /// Adam learning rate, in centipawns per step.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 0.5)]
     pub lr: f64,
-    /// L2 pull towards the starting values, per centipawn squared (keeps weights that
+    /// L2 pull towards the file's current values, per centipawn squared (keeps weights that
     /// few positions see from drifting on noise; 0 disables).
     #[arg(long, default_value_t = 1e-6)]
     pub reg: f64,
@@ -580,5 +580,57 @@ mod tests {
         let g = gradient(&samples, &w, 0.01);
         let stepped: Vec<f64> = w.iter().zip(&g).map(|(x, d)| x - 1000.0 * d).collect();
         assert!(loss(&samples, &stepped, 0.01) < loss(&samples, &w, 0.01));
+    }
+
+    #[test]
+    fn a_small_run_rewrites_only_values_and_dry_run_writes_nothing() {
+        let dir = std::env::temp_dir().join(format!("occam-texel-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let params_path = dir.join("eval.json");
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../params/eval.json");
+        std::fs::copy(&repo, &params_path).unwrap();
+        // White wins the positions where it is a pawn up, Black those where it is down.
+        let positions = dir.join("positions.txt");
+        std::fs::write(
+            &positions,
+            "4k3/8/8/8/8/8/PP4PP/4K3 w - - 0 1 | 1.0\n\
+             4k3/pp4pp/8/8/8/8/P5P1/4K3 w - - 0 1 | 0.0\n\
+             4k3/pp4pp/8/8/8/8/PP4PP/4K3 w - - 0 1 | 0.5\n\
+             4k3/ppp5/8/8/8/8/PPPP4/4K3 b - - 0 1 [1.0]\n",
+        )
+        .unwrap();
+        let args = |dry_run| Args {
+            positions: positions.clone(),
+            params_file: params_path.clone(),
+            params: Some("material_pawn_eg".into()),
+            epochs: 20,
+            lr: 2.0,
+            reg: 0.0,
+            threads: Some(1),
+            k: Some(0.01),
+            no_quiet_filter: false,
+            dry_run,
+        };
+        let before = std::fs::read_to_string(&params_path).unwrap();
+        tune(&args(true)).unwrap();
+        assert_eq!(std::fs::read_to_string(&params_path).unwrap(), before);
+        tune(&args(false)).unwrap();
+        let after = ParamFile::load(&params_path).unwrap();
+        let original = ParamFile::load(&repo).unwrap();
+        for (a, b) in after.entries.iter().zip(&original.entries) {
+            if a.name != "material_pawn_eg" {
+                assert_eq!(a, b);
+            }
+        }
+        // Winning a pawn up always: the pawn is worth more than the start value.
+        let pawn = |f: &ParamFile| {
+            f.entries
+                .iter()
+                .find(|e| e.name == "material_pawn_eg")
+                .unwrap()
+                .value
+        };
+        assert!(pawn(&after) > pawn(&original));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
