@@ -1,15 +1,146 @@
 //! Static evaluation: a pure function of the position and the parameters.
-//! (Placeholder: material only, until the tapered evaluation lands.)
+//!
+//! A tapered hand-crafted evaluation. Every term adds `count * weight` to a
+//! middlegame and an endgame score (White minus Black); the two are blended by the
+//! game phase (24 = all pieces, 0 = bare kings) and the result is scaled down in
+//! drawish endgames. Every weight is a parameter of `params/eval.json` (see
+//! [`features`] for the names), so the evaluation is linear in its weights for a
+//! given position: [`Evaluator::coefficients`] returns those per-position counts for
+//! Texel tuning.
+//!
+//! Material and piece-square tables are recomputed on every call rather than
+//! accumulated on make (the position wrapper knows nothing of the evaluation); the
+//! whole evaluation is cheap next to move generation.
+
+pub mod features;
+mod pawns;
+#[cfg(test)]
+mod tests;
+
+use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 use crate::params::Params;
 use crate::position::Position;
-use shakmaty::{Color, Position as _, Role};
+use features as f;
+use pawns::{PawnTable, pawn_attacks, relative_rank};
+use shakmaty::attacks::{
+    bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
+};
+use shakmaty::{Bitboard, Board, Color, Position as _, Role, Square};
+
+/// Full phase: 1 per minor, 2 per rook, 4 per queen, capped.
+pub const PHASE_MAX: i32 = 24;
+
+/// A middlegame/endgame score pair.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct S {
+    pub mg: i32,
+    pub eg: i32,
+}
+
+impl S {
+    pub const fn new(mg: i32, eg: i32) -> S {
+        S { mg, eg }
+    }
+}
+
+impl Add for S {
+    type Output = S;
+    #[inline(always)]
+    fn add(self, o: S) -> S {
+        S::new(self.mg + o.mg, self.eg + o.eg)
+    }
+}
+impl Sub for S {
+    type Output = S;
+    #[inline(always)]
+    fn sub(self, o: S) -> S {
+        S::new(self.mg - o.mg, self.eg - o.eg)
+    }
+}
+impl Neg for S {
+    type Output = S;
+    #[inline(always)]
+    fn neg(self) -> S {
+        S::new(-self.mg, -self.eg)
+    }
+}
+impl Mul<i32> for S {
+    type Output = S;
+    #[inline(always)]
+    fn mul(self, n: i32) -> S {
+        S::new(self.mg * n, self.eg * n)
+    }
+}
+impl AddAssign for S {
+    #[inline(always)]
+    fn add_assign(&mut self, o: S) {
+        *self = *self + o;
+    }
+}
+impl SubAssign for S {
+    #[inline(always)]
+    fn sub_assign(&mut self, o: S) {
+        *self = *self - o;
+    }
+}
+
+/// Receives every feature occurrence during an evaluation (for the trace and for
+/// Texel coefficients). [`NoTrace`] compiles to nothing.
+pub trait Tracer {
+    const ON: bool;
+    fn add(&mut self, feature: usize, color: Color, count: i32);
+}
+
+/// The tracer of the normal, fast evaluation.
+pub struct NoTrace;
+
+impl Tracer for NoTrace {
+    const ON: bool = false;
+    #[inline(always)]
+    fn add(&mut self, _: usize, _: Color, _: i32) {}
+}
+
+/// Per-feature counts of each side.
+struct Counts {
+    white: Vec<i32>,
+    black: Vec<i32>,
+}
+
+impl Tracer for Counts {
+    const ON: bool = true;
+    fn add(&mut self, feature: usize, color: Color, count: i32) {
+        match color {
+            Color::White => self.white[feature] += count,
+            Color::Black => self.black[feature] += count,
+        }
+    }
+}
+
+/// A position's evaluation as a linear function of the weights (White's view):
+/// `white_score = scale/100 * (mg * phase + eg * (24 - phase)) / 24` with
+/// `mg = Σ coef * weight_mg` and `eg = Σ coef * weight_eg` over `features`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Coefficients {
+    /// (feature, White count minus Black count), only non-zero ones.
+    pub features: Vec<(u16, i16)>,
+    /// Game phase, 0..=24.
+    pub phase: i32,
+    /// Drawish-endgame scale in percent (100 = no scaling).
+    pub scale: i32,
+}
 
 /// Evaluates positions with tables derived from a [`Params`]; call [`Evaluator::refresh`]
 /// after the parameters change.
 #[derive(Clone, Debug)]
 pub struct Evaluator {
-    material: [i32; 6],
+    /// Weight of every feature.
+    weights: Vec<S>,
+    /// Material plus piece-square value of each role on each square (White's view).
+    psq: [[S; 64]; 6],
+    scale_opposite_bishops: i32,
+    scale_no_pawns: i32,
+    pawns: PawnTable,
 }
 
 /// Per-term breakdown of an evaluation, for the `eval` command and tuning.
@@ -19,44 +150,392 @@ pub struct EvalTrace {
     pub terms: Vec<(String, i32, i32, i32, i32)>,
     /// Game phase, 0 (bare kings) ..= 24 (all pieces).
     pub phase: i32,
+    /// Drawish-endgame scale in percent (100 = none).
+    pub scale: i32,
     /// Final score from the side to move's point of view, in centipawns.
     pub score: i32,
 }
 
+/// Mobility is counted from these typical values (knight, bishop, rook, queen), so
+/// the material weights keep meaning the value of an average piece. Not weights.
+const MOBILITY_CENTER: [i32; 4] = [4, 6, 7, 13];
+
 impl Evaluator {
     pub fn new(params: &Params) -> Self {
-        let mut e = Evaluator { material: [0; 6] };
+        let mut e = Evaluator {
+            weights: vec![S::default(); f::COUNT],
+            psq: [[S::default(); 64]; 6],
+            scale_opposite_bishops: 100,
+            scale_no_pawns: 100,
+            pawns: PawnTable::new(),
+        };
         e.refresh(params);
         e
     }
 
     /// Rebuilds the derived tables from the parameters.
     pub fn refresh(&mut self, params: &Params) {
-        self.material = [params.material_pawn_mg(), 320, 330, 500, 900, 0];
+        for (feature, [mg, eg]) in f::params().iter().enumerate() {
+            self.weights[feature] = S::new(
+                mg.map_or(0, |i| params.get(i)),
+                eg.map_or(0, |i| params.get(i)),
+            );
+        }
+        for role in 0..6 {
+            let material = if role < 5 {
+                self.weights[f::MATERIAL + role]
+            } else {
+                S::default()
+            };
+            for sq in 0..64 {
+                self.psq[role][sq] = material + self.weights[f::PST + role * 64 + sq];
+            }
+        }
+        self.scale_opposite_bishops = params.scale_opposite_bishops_pct();
+        self.scale_no_pawns = params.scale_no_pawns_pct();
+        self.pawns.clear();
     }
 
     /// Score in centipawns from the side to move's point of view.
     pub fn evaluate(&mut self, pos: &Position) -> i32 {
-        let board = pos.board().board();
-        let mut score = 0;
-        for (i, role) in Role::ALL.iter().enumerate() {
-            let w = (board.by_role(*role) & board.by_color(Color::White)).count() as i32;
-            let b = (board.by_role(*role) & board.by_color(Color::Black)).count() as i32;
-            score += (w - b) * self.material[i];
-        }
-        if pos.board().turn() == Color::White {
+        let (score, _, _) = self.white_score(pos.board(), &mut NoTrace);
+        if pos.turn() == Color::White {
             score
         } else {
             -score
         }
     }
 
+    /// The per-term breakdown printed by the `eval` command.
     pub fn trace(&mut self, pos: &Position) -> EvalTrace {
-        EvalTrace {
-            terms: Vec::new(),
-            phase: 24,
-            score: self.evaluate(pos),
+        let mut counts = Counts {
+            white: vec![0; f::COUNT],
+            black: vec![0; f::COUNT],
+        };
+        let (score, phase, scale) = self.white_score(pos.board(), &mut counts);
+        let mut terms: Vec<(String, i32, i32, i32, i32)> = f::TERM_ORDER
+            .iter()
+            .map(|t| (t.to_string(), 0, 0, 0, 0))
+            .collect();
+        for feature in 0..f::COUNT {
+            let line = f::TERM_ORDER
+                .iter()
+                .position(|t| *t == f::term_name(feature))
+                .expect("every term is listed");
+            let w = self.weights[feature] * counts.white[feature];
+            let b = self.weights[feature] * counts.black[feature];
+            let t = &mut terms[line];
+            t.1 += w.mg;
+            t.2 += w.eg;
+            t.3 += b.mg;
+            t.4 += b.eg;
         }
+        EvalTrace {
+            terms,
+            phase,
+            scale,
+            score: if pos.turn() == Color::White {
+                score
+            } else {
+                -score
+            },
+        }
+    }
+
+    /// The evaluation as per-feature counts (White minus Black), phase and scale.
+    pub fn coefficients(&mut self, pos: &Position) -> Coefficients {
+        let mut counts = Counts {
+            white: vec![0; f::COUNT],
+            black: vec![0; f::COUNT],
+        };
+        let (_, phase, scale) = self.white_score(pos.board(), &mut counts);
+        let features = (0..f::COUNT)
+            .filter_map(|i| {
+                let c = counts.white[i] - counts.black[i];
+                (c != 0).then_some((i as u16, c as i16))
+            })
+            .collect();
+        Coefficients {
+            features,
+            phase,
+            scale,
+        }
+    }
+
+    /// The weights (mg, eg) of every feature, as currently loaded.
+    pub fn weights(&self) -> &[S] {
+        &self.weights
+    }
+
+    /// White's score, the phase and the scale (percent).
+    fn white_score<T: Tracer>(&mut self, pos: &shakmaty::Chess, t: &mut T) -> (i32, i32, i32) {
+        let board = pos.board();
+        let occupied = board.occupied().0;
+        let white_pawns = (board.pawns() & board.white()).0;
+        let black_pawns = (board.pawns() & board.black()).0;
+        let mut score = S::default();
+
+        // Material and piece-square tables
+        let mut phase = 0;
+        for color in Color::ALL {
+            let mut side = S::default();
+            for role in Role::ALL {
+                let r = role as usize - 1;
+                for sq in board.by_piece(role.of(color)) {
+                    let rel = relative_square(color, sq);
+                    side += self.psq[r][rel];
+                    if T::ON {
+                        if r < 5 {
+                            t.add(f::MATERIAL + r, color, 1);
+                        }
+                        t.add(f::PST + r * 64 + rel, color, 1);
+                    }
+                }
+            }
+            score += signed(color, side);
+        }
+        phase += board.knights().count() as i32 + board.bishops().count() as i32;
+        phase += 2 * board.rooks().count() as i32 + 4 * board.queens().count() as i32;
+        let phase = phase.min(PHASE_MAX);
+
+        // Pawn structure (cached in the pawn hash table unless tracing)
+        let passed = if T::ON {
+            let (s, passed) = pawns::evaluate(&self.weights, white_pawns, black_pawns, t);
+            score += s;
+            passed
+        } else {
+            let e = self.pawns.probe(&self.weights, white_pawns, black_pawns);
+            score += e.score;
+            e.passed
+        };
+
+        for color in Color::ALL {
+            let side = self.side_terms(board, color, passed, occupied, t);
+            score += signed(color, side);
+        }
+
+        // Tempo
+        score += signed(pos.turn(), self.weights[f::TEMPO]);
+        t.add(f::TEMPO, pos.turn(), 1);
+
+        let tapered = (score.mg * phase + score.eg * (PHASE_MAX - phase)) / PHASE_MAX;
+        let scale = self.scale(pos, tapered);
+        (tapered * scale / 100, phase, scale)
+    }
+
+    /// Everything of one side except material, PSTs and the cached pawn structure.
+    #[inline(always)]
+    fn side_terms<T: Tracer>(
+        &self,
+        board: &Board,
+        us: Color,
+        passed: [u64; 2],
+        occupied: u64,
+        t: &mut T,
+    ) -> S {
+        let w = &self.weights;
+        let them = !us;
+        let mut s = S::default();
+        let mut add = |feature: usize, n: i32, t: &mut T| {
+            s += w[feature] * n;
+            t.add(feature, us, n);
+        };
+        let own = board.by_color(us).0;
+        let enemy = board.by_color(them).0;
+        let own_pawns = (board.pawns() & board.by_color(us)).0;
+        let enemy_pawns = (board.pawns() & board.by_color(them)).0;
+        let all_pawns = own_pawns | enemy_pawns;
+        let king = board.king_of(us).expect("legal positions have kings");
+        let enemy_king = board.king_of(them).expect("legal positions have kings");
+        let occ = Bitboard(occupied);
+        let enemy_queens = (board.queens() & board.by_color(them)).0;
+        let enemy_rooks_queens = enemy_queens | (board.rooks() & board.by_color(them)).0;
+
+        // Threats by pawns
+        let our_pawn_attacks = pawn_attacks(us, own_pawns);
+        let enemy_pieces = enemy & !enemy_pawns & !board.kings().0;
+        let n = (our_pawn_attacks & enemy_pieces).count_ones() as i32;
+        if n > 0 {
+            add(f::THREAT_BY_PAWN, n, t);
+        }
+
+        // Mobility, king attacks, threats by pieces, knight tropism, rooks and majors
+        let mobility_area = !own & !pawn_attacks(them, enemy_pawns);
+        let king_zone = king_attacks(enemy_king).0 | (1u64 << enemy_king as u32);
+        let mut attackers = 0;
+        let seventh_rank = match us {
+            Color::White => 0xFFu64 << 48,
+            Color::Black => 0xFFu64 << 8,
+        };
+        let enemy_king_on_back_rank = relative_rank(us, enemy_king as usize) == 7;
+        for (i, role) in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
+            .into_iter()
+            .enumerate()
+        {
+            for sq in board.by_piece(role.of(us)) {
+                let attacks = match role {
+                    Role::Knight => knight_attacks(sq),
+                    Role::Bishop => bishop_attacks(sq, occ),
+                    Role::Rook => rook_attacks(sq, occ),
+                    _ => queen_attacks(sq, occ),
+                }
+                .0;
+                let mobility = (attacks & mobility_area).count_ones() as i32;
+                add(f::MOBILITY + i, mobility - MOBILITY_CENTER[i], t);
+                let zone = (attacks & king_zone).count_ones() as i32;
+                if zone > 0 {
+                    attackers += 1;
+                    add(f::KING_ATTACK + i, zone, t);
+                }
+                let sq_bb = 1u64 << sq as u32;
+                match role {
+                    Role::Knight | Role::Bishop => {
+                        let n = (attacks & enemy_rooks_queens).count_ones() as i32;
+                        if n > 0 {
+                            add(f::THREAT_BY_MINOR, n, t);
+                        }
+                        if role == Role::Knight {
+                            add(f::KNIGHT_TROPISM, -(sq.distance(enemy_king) as i32), t);
+                        }
+                    }
+                    Role::Rook => {
+                        if attacks & enemy_queens != 0 {
+                            add(f::THREAT_BY_ROOK, 1, t);
+                        }
+                        let file = pawns::FILE_A << (sq as usize % 8);
+                        if file & all_pawns == 0 {
+                            add(f::ROOK_OPEN, 1, t);
+                        } else if file & own_pawns == 0 {
+                            add(f::ROOK_SEMI_OPEN, 1, t);
+                        }
+                    }
+                    _ => {}
+                }
+                if matches!(role, Role::Rook | Role::Queen)
+                    && sq_bb & seventh_rank != 0
+                    && enemy_king_on_back_rank
+                {
+                    add(f::MAJOR_SEVENTH, 1, t);
+                }
+            }
+        }
+
+        // Majors on the 7th defending each other along the rank
+        let majors_on_seventh = (board.rooks_and_queens() & board.by_color(us)).0 & seventh_rank;
+        if enemy_king_on_back_rank && majors_on_seventh.count_ones() >= 2 {
+            let first = Square::new(majors_on_seventh.trailing_zeros());
+            if rook_attacks(first, occ).0 & majors_on_seventh != 0 {
+                add(f::MAJOR_SEVENTH_CONNECTED, 1, t);
+            }
+        }
+
+        if attackers > 0 {
+            add(f::KING_ATTACKERS + attackers.min(7) - 1, 1, t);
+        }
+
+        // Bishop pair
+        if (board.bishops() & board.by_color(us)).count() >= 2 {
+            add(f::BISHOP_PAIR, 1, t);
+        }
+
+        // King safety: pawn shield and open files around our king
+        let king_file = king as usize % 8;
+        let king_rank = relative_rank(us, king as usize);
+        let files = pawns::adjacent_files(king_file) | (pawns::FILE_A << king_file);
+        let rank_mask = |ahead: usize| -> u64 {
+            let r = king_rank + ahead;
+            if r > 7 {
+                return 0;
+            }
+            let absolute = if us == Color::White { r } else { 7 - r };
+            0xFFu64 << (8 * absolute)
+        };
+        let near = (files & rank_mask(1) & own_pawns).count_ones() as i32;
+        if near > 0 {
+            add(f::KING_SHIELD_NEAR, near, t);
+        }
+        let far = (files & rank_mask(2) & own_pawns).count_ones() as i32;
+        if far > 0 {
+            add(f::KING_SHIELD_FAR, far, t);
+        }
+        for file in king_file.saturating_sub(1)..=(king_file + 1).min(7) {
+            let mask = pawns::FILE_A << file;
+            if mask & all_pawns == 0 {
+                add(f::KING_OPEN_FILE, 1, t);
+            } else if mask & own_pawns == 0 {
+                add(f::KING_SEMI_OPEN_FILE, 1, t);
+            }
+        }
+
+        // Passed pawns: free path and king distances
+        let mut bb = passed[if us == Color::White { 0 } else { 1 }];
+        let ci = us as usize ^ 1;
+        while bb != 0 {
+            let sq = bb.trailing_zeros() as usize;
+            bb &= bb - 1;
+            if pawns::FRONT[ci][sq] & occupied == 0 {
+                add(f::PASSED_FREE_PATH, 1, t);
+            }
+            let stop = Square::new(if us == Color::White { sq + 8 } else { sq - 8 } as u32);
+            add(f::PASSED_KING_OWN, stop.distance(king) as i32, t);
+            add(f::PASSED_KING_ENEMY, stop.distance(enemy_king) as i32, t);
+        }
+        s
+    }
+
+    /// Drawish endgames: opposite-coloured bishops, a stronger side without pawns
+    /// that is less than a rook ahead, and dead draws.
+    fn scale(&self, pos: &shakmaty::Chess, white_score: i32) -> i32 {
+        let board = pos.board();
+        let strong = if white_score >= 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mut scale = 100;
+        if (board.pawns() & board.by_color(strong)).is_empty() {
+            if board.pawns().is_empty() && pos.is_insufficient_material() {
+                return 0;
+            }
+            let npm = |c: Color| -> i32 {
+                [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
+                    .into_iter()
+                    .map(|r| {
+                        self.weights[f::MATERIAL + r as usize - 1].mg
+                            * board.by_piece(r.of(c)).count() as i32
+                    })
+                    .sum()
+            };
+            if npm(strong) - npm(!strong) < self.weights[f::MATERIAL + 3].mg {
+                scale = scale.min(self.scale_no_pawns);
+            }
+        }
+        let bishops = board.bishops();
+        if (board.knights() | board.rooks_and_queens()).is_empty()
+            && (bishops & board.white()).count() == 1
+            && (bishops & board.black()).count() == 1
+            && (bishops & Bitboard::LIGHT_SQUARES).count() == 1
+        {
+            scale = scale.min(self.scale_opposite_bishops);
+        }
+        scale
+    }
+}
+
+/// The square as seen from `color`'s side (Black's pieces read the tables mirrored).
+#[inline(always)]
+fn relative_square(color: Color, sq: Square) -> usize {
+    match color {
+        Color::White => sq as usize,
+        Color::Black => sq as usize ^ 56,
+    }
+}
+
+#[inline(always)]
+fn signed(color: Color, s: S) -> S {
+    match color {
+        Color::White => s,
+        Color::Black => -s,
     }
 }
 
@@ -77,6 +556,7 @@ impl std::fmt::Display for EvalTrace {
             )?;
         }
         writeln!(f, "phase {} (24 = opening, 0 = bare kings)", self.phase)?;
+        writeln!(f, "scale {}% (drawish endgames below 100)", self.scale)?;
         write!(f, "score {} cp (side to move)", self.score)
     }
 }

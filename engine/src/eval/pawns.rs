@@ -1,0 +1,214 @@
+//! Pawn structure: isolated, doubled, backward, connected (defended), phalanx and
+//! passed pawns by rank. These depend on the pawns alone, so the result is cached
+//! in a small pawn hash table keyed by both pawn bitboards (an exact key: no
+//! collisions). Passed-pawn terms that depend on other pieces (free path, king
+//! distance) are scored each time from the cached passed-pawn sets.
+
+use super::features as f;
+use super::{S, Tracer};
+use shakmaty::Color;
+
+pub const FILE_A: u64 = 0x0101_0101_0101_0101;
+
+/// Squares strictly in front of `sq` on its file, from `color`'s point of view.
+const fn front_span(color: usize, sq: usize) -> u64 {
+    let file = FILE_A << (sq % 8);
+    if color == 0 {
+        if sq >= 56 {
+            0
+        } else {
+            file & (!0u64 << (sq + 8))
+        }
+    } else if sq < 8 {
+        0
+    } else {
+        file & (!0u64 >> (64 - sq))
+    }
+}
+
+pub const fn adjacent_files(file: usize) -> u64 {
+    let mut m = 0;
+    if file > 0 {
+        m |= FILE_A << (file - 1);
+    }
+    if file < 7 {
+        m |= FILE_A << (file + 1);
+    }
+    m
+}
+
+/// Squares whose enemy pawns stop a pawn on `sq` from being passed: the front span on
+/// its own and the adjacent files.
+const fn passed_span(color: usize, sq: usize) -> u64 {
+    let own = front_span(color, sq);
+    let mut m = own;
+    if !sq.is_multiple_of(8) {
+        m |= own >> 1;
+    }
+    if sq % 8 < 7 {
+        m |= own << 1;
+    }
+    m
+}
+
+const fn build(span: bool) -> [[u64; 64]; 2] {
+    let mut t = [[0; 64]; 2];
+    let mut c = 0;
+    while c < 2 {
+        let mut sq = 0;
+        while sq < 64 {
+            t[c][sq] = if span {
+                passed_span(c, sq)
+            } else {
+                front_span(c, sq)
+            };
+            sq += 1;
+        }
+        c += 1;
+    }
+    t
+}
+
+/// `FRONT[color][sq]`: squares in front of sq on its file.
+pub static FRONT: [[u64; 64]; 2] = build(false);
+/// `PASSED[color][sq]`: front span on its file and the adjacent files.
+pub static PASSED: [[u64; 64]; 2] = build(true);
+
+/// Squares attacked by the pawns `pawns` of `color`.
+#[inline(always)]
+pub fn pawn_attacks(color: Color, pawns: u64) -> u64 {
+    let (west, east) = (pawns & !FILE_A, pawns & !(FILE_A << 7));
+    match color {
+        Color::White => (west << 7) | (east << 9),
+        Color::Black => (west >> 9) | (east >> 7),
+    }
+}
+
+/// Relative rank 0..=7 of `sq` for `color`.
+#[inline(always)]
+pub fn relative_rank(color: Color, sq: usize) -> usize {
+    match color {
+        Color::White => sq / 8,
+        Color::Black => 7 - sq / 8,
+    }
+}
+
+/// Pawn-only score (White minus Black) and the passed pawns of each side.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PawnEntry {
+    white: u64,
+    black: u64,
+    pub score: S,
+    /// Passed pawns of White and Black.
+    pub passed: [u64; 2],
+}
+
+/// Direct-mapped pawn hash table.
+#[derive(Clone, Debug)]
+pub struct PawnTable {
+    entries: Vec<PawnEntry>,
+}
+
+const PAWN_TABLE_BITS: u32 = 13;
+
+impl PawnTable {
+    pub fn new() -> Self {
+        PawnTable {
+            entries: vec![PawnEntry::default(); 1 << PAWN_TABLE_BITS],
+        }
+    }
+
+    /// Forgets every entry (the weights changed).
+    pub fn clear(&mut self) {
+        self.entries.fill(PawnEntry::default());
+    }
+
+    /// The entry for these pawns, computing and storing it on a miss.
+    #[inline]
+    pub fn probe(&mut self, weights: &[S], white: u64, black: u64) -> PawnEntry {
+        let key =
+            (white ^ black.rotate_left(32) ^ (black >> 7)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let slot = (key >> (64 - PAWN_TABLE_BITS)) as usize;
+        let e = &mut self.entries[slot];
+        // The empty entry (no pawns) is valid: its score is zero.
+        if e.white != white || e.black != black {
+            let (score, passed) = evaluate(weights, white, black, &mut super::NoTrace);
+            *e = PawnEntry {
+                white,
+                black,
+                score,
+                passed,
+            };
+        }
+        *e
+    }
+}
+
+/// Scores both sides' pawn structures (White minus Black) and finds the passed pawns.
+pub fn evaluate<T: Tracer>(weights: &[S], white: u64, black: u64, t: &mut T) -> (S, [u64; 2]) {
+    let mut score = S::default();
+    let mut passed = [0u64; 2];
+    for color in Color::ALL {
+        let (own, opp) = match color {
+            Color::White => (white, black),
+            Color::Black => (black, white),
+        };
+        let ci = color as usize ^ 1; // shakmaty: Black = 0, White = 1; tables: White = 0
+        let opp_attacks = pawn_attacks(!color, opp);
+        let defended = pawn_attacks(color, own);
+        let mut side = S::default();
+        let mut add = |feature: usize, t: &mut T| {
+            side += weights[feature];
+            t.add(feature, color, 1);
+        };
+        let mut bb = own;
+        while bb != 0 {
+            let sq = bb.trailing_zeros() as usize;
+            bb &= bb - 1;
+            let file = sq % 8;
+            let bit = 1u64 << sq;
+            let rr = relative_rank(color, sq);
+            let doubled = FRONT[ci][sq] & own != 0;
+            let isolated = adjacent_files(file) & own == 0;
+            let is_passed = !doubled && PASSED[ci][sq] & opp == 0;
+            if doubled {
+                add(f::DOUBLED, t);
+            }
+            if isolated {
+                add(f::ISOLATED, t);
+            }
+            if defended & bit != 0 {
+                add(f::CONNECTED, t);
+            }
+            let beside = ((bit & !(FILE_A << 7)) << 1) | ((bit & !FILE_A) >> 1);
+            if beside & own != 0 {
+                add(f::PHALANX, t);
+            }
+            // Backward: every own pawn on the adjacent files is in front of it, and the
+            // stop square is attacked by an enemy pawn, so it cannot advance safely.
+            if !isolated && !is_passed {
+                let stop = match color {
+                    Color::White => bit << 8,
+                    Color::Black => bit >> 8,
+                };
+                let behind_or_level = adjacent_files(file) & !PASSED[ci][sq] & own;
+                if behind_or_level == 0 && stop & opp_attacks != 0 {
+                    add(f::BACKWARD, t);
+                }
+            }
+            if is_passed && (1..=6).contains(&rr) {
+                passed[color as usize] |= bit;
+                add(f::PASSED_RANK + rr - 1, t);
+            }
+        }
+        match color {
+            Color::White => score += side,
+            Color::Black => score -= side,
+        }
+    }
+    // Report passed pawns White first.
+    (
+        score,
+        [passed[Color::White as usize], passed[Color::Black as usize]],
+    )
+}

@@ -1,0 +1,458 @@
+//! Each term on hand-built positions, the exact colour symmetry, the phase taper,
+//! the linear structure used by Texel tuning, and the parameter plumbing.
+
+use super::features as f;
+use super::*;
+use crate::params::{PARAM_SPECS, index_of};
+
+fn pos(fen: &str) -> Position {
+    Position::from_fen(fen, false).unwrap()
+}
+
+/// (White count, Black count) of a feature in a position.
+fn count(fen: &str, feature: usize) -> (i32, i32) {
+    let mut e = Evaluator::new(&Params::default());
+    let mut c = Counts {
+        white: vec![0; f::COUNT],
+        black: vec![0; f::COUNT],
+    };
+    e.white_score(pos(fen).board(), &mut c);
+    (c.white[feature], c.black[feature])
+}
+
+fn eval_with(params: &Params, fen: &str) -> i32 {
+    Evaluator::new(params).evaluate(&pos(fen))
+}
+
+/// Params with `name` moved by `delta`.
+fn nudged(name: &str, delta: i32) -> Params {
+    let mut p = Params::default();
+    let v = p.get_by_name(name).unwrap();
+    p.set(index_of(name).unwrap(), v + delta).unwrap();
+    p
+}
+
+/// Lone kings plus pawns: phase 0, so eval changes are the endgame weights exactly.
+#[test]
+fn isolated_pawn_scores_exactly_its_parameter() {
+    let fen = "4k3/8/8/8/8/8/P7/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::ISOLATED), (1, 0));
+    let base = eval_with(&Params::default(), fen);
+    assert_eq!(eval_with(&nudged("pawn_isolated_eg", 7), fen) - base, 7);
+    // Middlegame weight has no effect at phase 0.
+    assert_eq!(eval_with(&nudged("pawn_isolated_mg", 7), fen), base);
+    // The trace shows the isolated weight as the whole pawn-structure term.
+    let tr = Evaluator::new(&Params::default()).trace(&pos(fen));
+    let ps = tr.terms.iter().find(|t| t.0 == "pawn structure").unwrap();
+    let p = Params::default();
+    assert_eq!(
+        (ps.1, ps.2, ps.3, ps.4),
+        (p.pawn_isolated_mg(), p.pawn_isolated_eg(), 0, 0)
+    );
+}
+
+#[test]
+fn pawn_structure_terms() {
+    // Doubled on c (c2 behind c3), both isolated; e4/d4 phalanx, f3 defends e4.
+    let fen = "4k3/8/8/8/3PP3/2P2P2/2P5/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::DOUBLED), (1, 0));
+    assert_eq!(count(fen, f::PHALANX), (2, 0));
+    assert_eq!(count(fen, f::CONNECTED), (2, 0)); // d4 by c3, e4 by f3
+    assert_eq!(count(fen, f::ISOLATED), (0, 0));
+    // Backward: Black d6 has its only neighbour c5 in front, and d5 is covered by c4/e4.
+    let fen = "4k3/8/3p4/2p5/2P1P3/8/8/4K3 b - - 0 1";
+    assert_eq!(count(fen, f::BACKWARD), (0, 1));
+    // Passed pawns by rank, free path, king distances.
+    let fen = "4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1";
+    // g2 is Black's relative rank 7 too.
+    assert_eq!(count(fen, f::PASSED_RANK + 5), (1, 1));
+    assert_eq!(count(fen, f::PASSED_FREE_PATH), (1, 1));
+    // b7 stop square b8: own king e1 is 7 away, enemy king e8 is 3 away.
+    // g2 stop square g1: own king e8 is 7 away, enemy king e1 is 2 away.
+    assert_eq!(count(fen, f::PASSED_KING_OWN), (7, 7));
+    assert_eq!(count(fen, f::PASSED_KING_ENEMY), (3, 2));
+    // A blocked passer has no free path; a pawn facing an enemy pawn is not passed.
+    let fen = "4k3/8/1n6/1P6/8/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PASSED_RANK + 3), (1, 0));
+    assert_eq!(count(fen, f::PASSED_FREE_PATH), (0, 0));
+    let fen = "4k3/8/2p5/1P6/8/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PASSED_RANK + 3), (0, 0));
+}
+
+#[test]
+fn rooks_majors_tropism_and_bishop_pair() {
+    // The a file is open for both; the h file is semi-open for Black only.
+    let fen = "r3k2r/1pppppp1/8/8/8/8/1PPPPPPP/R3K2R w - - 0 1";
+    assert_eq!(count(fen, f::ROOK_OPEN), (1, 1));
+    assert_eq!(count(fen, f::ROOK_SEMI_OPEN), (0, 1));
+    // Rb7 and Rg7 defend each other along the 7th, black king on h8.
+    let fen = "7k/1R4R1/8/8/8/8/8/K7 w - - 0 1";
+    assert_eq!(count(fen, f::MAJOR_SEVENTH), (2, 0));
+    assert_eq!(count(fen, f::MAJOR_SEVENTH_CONNECTED), (1, 0));
+    // A piece between them breaks the connection; king off the back rank: no bonus.
+    let fen = "7k/1R1n2R1/8/8/8/8/8/K7 w - - 0 1";
+    assert_eq!(count(fen, f::MAJOR_SEVENTH), (2, 0));
+    assert_eq!(count(fen, f::MAJOR_SEVENTH_CONNECTED), (0, 0));
+    let fen = "8/1R4R1/7k/8/8/8/8/K7 w - - 0 1";
+    assert_eq!(count(fen, f::MAJOR_SEVENTH), (0, 0));
+    // Knight tropism: Nb1 is 7 from the king on h8 (Chebyshev), penalty counted negative.
+    let fen = "7k/p7/8/8/8/8/7P/KN6 w - - 0 1";
+    assert_eq!(count(fen, f::KNIGHT_TROPISM), (-7, 0));
+    let base = eval_with(&Params::default(), fen);
+    // Phase 1 (the knight): the eg weight counts 23/24, so 12 cp more penalty per
+    // square costs 7 * 12 * 23/24 = 80.5 cp, give or take the rounding.
+    let drop = base - eval_with(&nudged("knight_tropism_eg", 12), fen);
+    assert!((80..=81).contains(&drop), "{drop}");
+    let fen = "2b1kb2/8/8/8/8/8/8/2B1KB2 w - - 0 1";
+    assert_eq!(count(fen, f::BISHOP_PAIR), (1, 1));
+    let fen = "2b1k3/8/8/8/8/8/8/2B1KB2 w - - 0 1";
+    assert_eq!(count(fen, f::BISHOP_PAIR), (1, 0));
+}
+
+#[test]
+fn king_safety_terms() {
+    // White king g1 with pawns f2 g2 (near) and h3 (far). Black king on e8 with the
+    // d and e files bare of pawns, f7 own pawn.
+    let fen = "4k3/5p2/8/8/8/7P/5PP1/6K1 w - - 0 1";
+    assert_eq!(count(fen, f::KING_SHIELD_NEAR), (2, 1));
+    assert_eq!(count(fen, f::KING_SHIELD_FAR), (1, 0));
+    // White: f, g, h files all have own pawns. Black e8: d, e open; f own pawn.
+    assert_eq!(count(fen, f::KING_OPEN_FILE), (0, 2));
+    let fen = "4k3/4P3/8/8/8/8/8/4K3 w - - 0 1";
+    // e7 is White's: Black's e file is semi-open; d and f open.
+    assert_eq!(count(fen, f::KING_SEMI_OPEN_FILE), (0, 1));
+    assert_eq!(count(fen, f::KING_OPEN_FILE).1, 2);
+    // Queen on h5 and knight on g5 attack the zone of a king on g8.
+    let fen = "6k1/5ppp/8/6NQ/8/8/8/6K1 w - - 0 1";
+    let (q, n) = (count(fen, f::KING_ATTACK + 3), count(fen, f::KING_ATTACK));
+    assert!(q.0 > 0 && n.0 > 0, "{q:?} {n:?}");
+    assert_eq!(count(fen, f::KING_ATTACKERS + 1), (1, 0)); // two attackers
+    assert_eq!(count(fen, f::KING_ATTACKERS), (0, 0));
+}
+
+#[test]
+fn threats_mobility_and_tempo() {
+    // White pawn d4 attacks the knight e5 and bishop c5; knight on f3 attacks... none.
+    let fen = "4k3/8/8/2b1n3/3P4/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::THREAT_BY_PAWN), (2, 0));
+    // Knight c3 attacks the rook on d5 and the queen on b5... use a bishop on the queen.
+    let fen = "4k3/8/8/1q1r4/8/2N5/8/4K2R w - - 0 1";
+    assert_eq!(count(fen, f::THREAT_BY_MINOR), (2, 0));
+    // Rook h1 attacks the queen h5; the queen attacks it back (no rook threat by Black).
+    let fen = "4k3/8/8/7q/8/8/8/4K2R w - - 0 1";
+    assert_eq!(count(fen, f::THREAT_BY_ROOK), (1, 0));
+    // A knight in the corner sees 2 squares: counted from the typical 4.
+    let fen = "4k3/8/8/8/8/8/8/N3K3 w - - 0 1";
+    assert_eq!(count(fen, f::MOBILITY), (2 - MOBILITY_CENTER[0], 0));
+    // Enemy pawn attacks shrink it: b3 is covered by the a4 pawn.
+    let fen = "4k3/8/8/8/p7/8/8/N3K3 w - - 0 1";
+    assert_eq!(count(fen, f::MOBILITY), (1 - MOBILITY_CENTER[0], 0));
+    assert_eq!(count(fen, f::TEMPO), (1, 0));
+    let black = "4k3/8/8/8/p7/8/8/N3K3 b - - 0 1";
+    assert_eq!(count(black, f::TEMPO), (0, 1));
+}
+
+#[test]
+fn drawish_endgames_are_scaled() {
+    let mut e = Evaluator::new(&Params::default());
+    let p = Params::default();
+    // Opposite-coloured bishops (c1 dark, c8 light) with White a pawn up.
+    let tr = e.trace(&pos("2b1k3/8/8/8/8/P7/1P6/2B1K3 w - - 0 1"));
+    assert_eq!(tr.scale, p.scale_opposite_bishops_pct());
+    let tr = e.trace(&pos("3bk3/8/8/8/8/P7/1P6/2B1K3 w - - 0 1"));
+    assert_eq!(tr.scale, 100);
+    // Rook vs bishop without pawns; queen vs rook is not scaled.
+    let tr = e.trace(&pos("3bk3/8/8/8/8/8/8/3RK3 w - - 0 1"));
+    assert_eq!(tr.scale, p.scale_no_pawns_pct());
+    let tr = e.trace(&pos("3rk3/8/8/8/8/8/8/3QK3 w - - 0 1"));
+    assert_eq!(tr.scale, 100);
+    // Insufficient material is a dead draw.
+    assert_eq!(e.evaluate(&pos("4k3/8/8/8/8/8/8/3NK3 w - - 0 1")), 0);
+    assert_eq!(e.evaluate(&pos("4k3/8/8/8/8/8/8/4K3 w - - 0 1")), 0);
+}
+
+#[test]
+fn phase_tapers_between_middlegame_and_endgame() {
+    let mut e = Evaluator::new(&Params::default());
+    for (fen, phase) in [
+        (crate::position::START_FEN, 24),
+        ("4k3/8/8/8/8/8/8/R2QK3 w - - 0 1", 6),
+        ("r3k3/8/8/8/8/8/8/R3K3 w - - 0 1", 4),
+        ("4k3/8/8/8/8/8/P7/4K3 w - - 0 1", 0),
+    ] {
+        let tr = e.trace(&pos(fen));
+        assert_eq!(tr.phase, phase, "{fen}");
+        let mg: i32 = tr.terms.iter().map(|t| t.1 - t.3).sum();
+        let eg: i32 = tr.terms.iter().map(|t| t.2 - t.4).sum();
+        let expect = (mg * phase + eg * (24 - phase)) / 24 * tr.scale / 100;
+        assert_eq!(tr.score, expect, "{fen}");
+    }
+    // The pure middlegame ignores eg weights and vice versa.
+    let start = crate::position::START_FEN;
+    let base = eval_with(&Params::default(), start);
+    assert_eq!(eval_with(&nudged("pst_knight_eg_b1", 20), start), base);
+    assert_eq!(eval_with(&nudged("pst_knight_mg_b1", 20), start), base);
+    assert_eq!(eval_with(&nudged("pst_knight_mg_e4", 20), start), base);
+    assert_eq!(eval_with(&nudged("tempo_mg", 5), start), base + 5);
+    // A table entry counts by the phase: knight + queen is phase 5.
+    let fen = "4k3/8/8/8/4N3/8/8/Q3K3 w - - 0 1";
+    let before = eval_with(&Params::default(), fen);
+    assert_eq!(eval_with(&nudged("pst_knight_mg_e4", 24), fen) - before, 5);
+    assert_eq!(eval_with(&nudged("pst_knight_eg_e4", 24), fen) - before, 19);
+    // A weight counts by phase / 24 in the middlegame.
+    let fen = "r3k3/8/8/8/8/8/8/RQ2K3 w - - 0 1"; // phase 2 + 2 + 4 = 8
+    let before = eval_with(&Params::default(), fen);
+    let after = eval_with(&nudged("tempo_mg", 24), fen);
+    assert_eq!(after - before, 8);
+}
+
+/// Positions from random legal playouts (seeded), mixing openings, middlegames and endgames.
+fn random_positions(n: usize, seed: u64) -> Vec<Position> {
+    // xorshift64*: deterministic and dependency-free.
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move |n: usize| -> usize {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+    };
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let mut p = Position::startpos();
+        let plies = 1 + next(160);
+        for _ in 0..plies {
+            let moves = p.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            // Prefer captures now and then so that endgames appear.
+            let caps: Vec<_> = moves.iter().filter(|m| m.is_capture()).collect();
+            let m = if !caps.is_empty() && next(2) == 0 {
+                *caps[next(caps.len())]
+            } else {
+                moves[next(moves.len())]
+            };
+            p = p.play(m);
+            if next(8) == 0 {
+                out.push(p.clone());
+            }
+        }
+    }
+    out.truncate(n);
+    out
+}
+
+#[test]
+fn evaluation_is_exactly_colour_symmetric() {
+    let mut e = Evaluator::new(&Params::default());
+    let positions = random_positions(3000, 7);
+    let mut phases = [0usize; 25];
+    for p in &positions {
+        let m = p.mirrored();
+        assert_eq!(e.evaluate(p), e.evaluate(&m), "{} vs {}", p.fen(), m.fen());
+        phases[e.trace(p).phase as usize] += 1;
+    }
+    // The sample covers the whole phase range.
+    assert!(
+        phases[24] > 0 && phases[..8].iter().sum::<usize>() > 100,
+        "{phases:?}"
+    );
+}
+
+#[test]
+fn coefficients_reproduce_the_evaluation() {
+    let mut e = Evaluator::new(&Params::default());
+    for p in random_positions(1500, 11) {
+        let c = e.coefficients(&p);
+        let (mut mg, mut eg) = (0i64, 0i64);
+        for &(feat, n) in &c.features {
+            mg += i64::from(n) * i64::from(e.weights()[feat as usize].mg);
+            eg += i64::from(n) * i64::from(e.weights()[feat as usize].eg);
+        }
+        let linear = (mg * i64::from(c.phase) + eg * i64::from(24 - c.phase)) as f64 / 24.0
+            * f64::from(c.scale)
+            / 100.0;
+        let white = if p.turn() == Color::White {
+            e.evaluate(&p)
+        } else {
+            -e.evaluate(&p)
+        };
+        assert!(
+            (linear - f64::from(white)).abs() < 2.0,
+            "{}: linear {linear} eval {white}",
+            p.fen()
+        );
+    }
+}
+
+#[test]
+fn pawn_cache_agrees_with_a_fresh_evaluation() {
+    let mut cached = Evaluator::new(&Params::default());
+    for p in random_positions(1000, 3) {
+        let fresh = Evaluator::new(&Params::default()).evaluate(&p);
+        assert_eq!(cached.evaluate(&p), fresh, "{}", p.fen());
+    }
+}
+
+#[test]
+fn every_eval_parameter_changes_the_evaluation_somewhere() {
+    let mut positions = random_positions(400, 5);
+    // Pawns on the 7th and 2nd ranks are rare in playouts.
+    positions.push(pos("7q/PPPPPPPP/8/7k/K7/8/8/Q7 w - - 0 1"));
+    positions.push(pos("6k1/1R3R2/8/8/8/8/8/Q3K3 w - - 0 1"));
+    let mut used = vec![false; PARAM_SPECS.len()];
+    for pair in f::params() {
+        for i in pair.iter().flatten() {
+            used[*i] = true;
+        }
+    }
+    for (i, spec) in PARAM_SPECS.iter().enumerate() {
+        if spec.group != "eval" {
+            continue;
+        }
+        let is_scale = spec.name.starts_with("scale_");
+        // Pawn PST entries on ranks 1 and 8 can never apply.
+        let dead = spec.name.starts_with("pst_pawn_")
+            && (spec.name.ends_with('1') || spec.name.ends_with('8'));
+        assert!(used[i] || is_scale, "{} is read by no feature", spec.name);
+        if is_scale || dead {
+            continue;
+        }
+        // Tables are covered by `coefficients_reproduce_the_evaluation` and the taper test.
+        // (and many attackers are rare in playouts; `king_safety_terms` counts them).
+        if spec.name.starts_with("pst_")
+            || spec.name.starts_with("king_attackers_")
+                && !spec.name.starts_with("king_attackers_1")
+        {
+            continue;
+        }
+        let mut p = Params::default();
+        let v = p.get(i);
+        p.set(i, if v + 10 <= spec.max { v + 10 } else { v - 10 })
+            .unwrap();
+        let mut a = Evaluator::new(&Params::default());
+        let mut b = Evaluator::new(&p);
+        assert!(
+            positions.iter().any(|x| a.evaluate(x) != b.evaluate(x)),
+            "{} changes no evaluation",
+            spec.name
+        );
+    }
+}
+
+#[test]
+fn setting_a_parameter_by_name_changes_eval_after_refresh() {
+    let p0 = Params::default();
+    let mut e = Evaluator::new(&p0);
+    let fen = "4k3/8/8/8/8/8/P7/4K3 w - - 0 1";
+    let before = e.evaluate(&pos(fen));
+    let mut p = p0.clone();
+    p.set_by_name(
+        "material_pawn_eg",
+        &(p0.material_pawn_eg() + 13).to_string(),
+    )
+    .unwrap();
+    e.refresh(&p);
+    assert_eq!(e.evaluate(&pos(fen)), before + 13);
+}
+
+#[test]
+fn material_only_variant_has_the_same_names_and_zero_extras() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../params");
+    let read = |p: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(root.join(p)).unwrap()).unwrap()
+    };
+    let full = read("eval.json");
+    let mo = read("variants/material_only.json");
+    let names = |v: &serde_json::Value| -> Vec<String> {
+        v["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&full), names(&mo));
+    let mut p = Params::default();
+    for e in mo["params"].as_array().unwrap() {
+        let name = e["name"].as_str().unwrap();
+        let v = e["value"].as_i64().unwrap() as i32;
+        if !name.starts_with("material_") {
+            assert_eq!(
+                v,
+                if name.starts_with("scale_") { 100 } else { 0 },
+                "{name}"
+            );
+        }
+        p.set(index_of(name).unwrap(), v).unwrap();
+    }
+    // Material only: the start position and its mirror-image pawn moves are all 0.
+    let mut e = Evaluator::new(&p);
+    assert_eq!(e.evaluate(&Position::startpos()), 0);
+    assert_eq!(
+        e.evaluate(&pos(
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+        )),
+        0
+    );
+    assert_eq!(
+        e.evaluate(&pos("4k3/8/8/8/8/8/PP6/4K3 w - - 0 1")),
+        2 * p.material_pawn_eg()
+    );
+}
+
+#[test]
+fn shipped_eval_json_validates_against_the_schema() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../params");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("schema.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for file in ["eval.json", "variants/material_only.json"] {
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(root.join(file)).unwrap()).unwrap();
+        let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{file}: {errors:?}");
+    }
+}
+
+/// Cost of the full evaluation against its material + piece-square part alone (what
+/// an incremental update on make would save) and against move generation. Prints
+/// ratios; never asserts on speed. Run with
+/// `cargo test --release -p occam eval_cost -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn eval_cost() {
+    use std::hint::black_box;
+    use std::time::Instant;
+    let positions = random_positions(20_000, 13);
+    let mut e = Evaluator::new(&Params::default());
+    let time = |f: &mut dyn FnMut(&Position) -> i32| {
+        let start = Instant::now();
+        let mut sum = 0i64;
+        for _ in 0..10 {
+            for p in &positions {
+                sum += i64::from(f(p));
+            }
+        }
+        black_box(sum);
+        start.elapsed().as_nanos() as f64 / (10 * positions.len()) as f64
+    };
+    let full = time(&mut |p| e.evaluate(p));
+    let psq = time(&mut |p| {
+        let board = p.board().board();
+        let mut s = S::default();
+        for color in Color::ALL {
+            for role in Role::ALL {
+                for sq in board.by_piece(role.of(color)) {
+                    s += signed(color, e.psq[role as usize - 1][relative_square(color, sq)]);
+                }
+            }
+        }
+        s.mg + s.eg
+    });
+    let movegen = time(&mut |p| p.legal_moves().len() as i32);
+    println!(
+        "ns per call: full eval {full:.0}, material+PST part {psq:.0} ({:.0}% of the eval), legal_moves {movegen:.0}",
+        100.0 * psq / full
+    );
+}
