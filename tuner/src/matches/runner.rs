@@ -407,7 +407,7 @@ pub fn play_match(config: &MatchConfig<'_>) -> Result<MatchResult> {
             }
             if config.verbose
                 && config.report_every > 0
-                && result.tally.pairs() % config.report_every == 0
+                && result.tally.pairs().is_multiple_of(config.report_every)
             {
                 result.elapsed = started.elapsed();
                 bar.suspend(|| println!("{}", result.report(&config.settings)));

@@ -19,7 +19,9 @@ pub enum Field {
     Default,
 }
 
-/// One participant.
+/// One participant. (A handful exist per match: the size of the in-process variant's
+/// parameter table does not matter.)
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Side {
     /// The engine library in-process, with these parameters (each game slot gets its own
