@@ -125,7 +125,12 @@ impl Params {
 
     /// All parameters with their current values, one OpenBench SPSA line each.
     pub fn openbench_lines(&self) -> String {
-        let entries: Vec<render::Entry<'_>> = PARAM_SPECS
+        render::openbench(&self.render_entries())
+    }
+
+    /// Every parameter with its current value, as the renderers take them.
+    pub fn render_entries(&self) -> Vec<render::Entry<'static>> {
+        PARAM_SPECS
             .iter()
             .enumerate()
             .map(|(i, s)| render::Entry {
@@ -138,8 +143,7 @@ impl Params {
                 unit: s.unit,
                 description: s.description,
             })
-            .collect();
-        render::openbench(&entries)
+            .collect()
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use occam::Params;
-use occam::params::{PARAM_SPECS, render};
+use occam::params::render;
 
 use super::runner::{MatchConfig, play_match};
 use super::side::{Field, Side, params_from_files};
@@ -155,20 +155,7 @@ pub fn verify(args: VerifyArgs) -> Result<()> {
         ),
         format!("date: {}", utc_now()),
     ]);
-    let entries: Vec<render::Entry<'_>> = PARAM_SPECS
-        .iter()
-        .enumerate()
-        .map(|(i, s)| render::Entry {
-            name: s.name,
-            value: tuned.get(i),
-            min: s.min,
-            max: s.max,
-            c_end: s.c_end,
-            r_end: s.r_end,
-            unit: s.unit,
-            description: s.description,
-        })
-        .collect();
+    let entries = tuned.render_entries();
     let text = if args.header.extension().is_some_and(|e| e == "rs") {
         render::rust_consts(&entries, &provenance)
     } else {
