@@ -537,11 +537,7 @@ impl Searcher {
         if let Some(h) = tt
             && !pv_node
             && h.depth >= depth
-            && match h.bound {
-                Bound::Exact => true,
-                Bound::Lower => h.score >= beta,
-                Bound::Upper => h.score <= alpha,
-            }
+            && h.cuts(alpha, beta)
         {
             return h.score;
         }

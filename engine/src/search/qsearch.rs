@@ -35,11 +35,7 @@ impl Searcher {
         let tt = self.tt.probe(pos, ply);
         if let Some(h) = tt
             && !pv_node
-            && match h.bound {
-                Bound::Exact => true,
-                Bound::Lower => h.score >= beta,
-                Bound::Upper => h.score <= alpha,
-            }
+            && h.cuts(alpha, beta)
         {
             return h.score;
         }

@@ -28,6 +28,20 @@ pub struct TtHit {
     pub bound: Bound,
 }
 
+impl TtHit {
+    /// Whether the stored score settles a node searched with the window (alpha, beta):
+    /// an exact score always, a lower bound at or above beta, an upper bound at or
+    /// below alpha.
+    #[inline]
+    pub fn cuts(&self, alpha: i32, beta: i32) -> bool {
+        match self.bound {
+            Bound::Exact => true,
+            Bound::Lower => self.score >= beta,
+            Bound::Upper => self.score <= alpha,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Default)]
 #[repr(C)]
 struct Entry {
