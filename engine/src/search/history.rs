@@ -1,14 +1,49 @@
-//! Move-ordering memory: butterfly history (side, from, to) with gravity, killer
-//! moves per ply and counter moves indexed by the opponent's last move (`hist_*`).
+//! Move-ordering memory (`hist_*`, `cont_hist_*`, `caphist_*`): butterfly history
+//! (side, from, to), continuation histories (the move's piece and target square
+//! after the previous move's and after the move two plies back), capture history
+//! (piece, target, captured role), killer moves per ply and counter moves indexed
+//! by the opponent's last move. Every table is updated with gravity, so an entry
+//! saturates at ±`hist_max`.
 
-use shakmaty::{Color, Move, Square};
+use shakmaty::{Color, Move, Role, Square};
 
 use super::MAX_PLY;
 use crate::params::Params;
 
-/// Butterfly history: how often a quiet move caused a cut-off, signed and bounded.
+/// Pieces (colour × role) times target squares: one continuation-history slot.
+pub const PIECE_TO: usize = 12 * 64;
+
+/// Index of a move by its piece and target square (continuation history and
+/// capture history key). `color` is the side making the move.
+#[inline(always)]
+pub fn piece_to(color: Color, m: &Move) -> usize {
+    ((color as usize) * 6 + m.role() as usize - 1) * 64 + m.to() as usize
+}
+
+/// The continuation-history rows of a node: the piece-to slots of the move played
+/// one ply back (counter-move history) and two plies back (follow-up history), or
+/// `None` after a null move or near the root.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ContKeys {
+    pub counter: Option<usize>,
+    pub follow_up: Option<usize>,
+}
+
+/// The continuation-history scores of one quiet move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ContScores {
+    pub counter: i32,
+    pub follow_up: i32,
+}
+
 pub struct History {
     butterfly: Vec<i32>,
+    /// cont_hist_: `[previous piece-to][piece-to]`, one ply back.
+    counter_hist: Vec<i16>,
+    /// cont_hist_: `[piece-to two plies back][piece-to]`.
+    follow_up_hist: Vec<i16>,
+    /// caphist_: `[piece-to][captured role, 0 = none (quiet promotion)]`.
+    capture_hist: Vec<i16>,
     killers: [[Option<Move>; 2]; MAX_PLY + 2],
     counters: Vec<Option<Move>>,
 }
@@ -27,16 +62,50 @@ fn butterfly_index(color: Color, m: &Move) -> usize {
     (color as usize) * 4096 + (from as usize) * 64 + to as usize
 }
 
+#[inline(always)]
+fn capture_index(color: Color, m: &Move) -> usize {
+    piece_to(color, m) * 8 + m.capture().map_or(0, |r: Role| r as usize)
+}
+
 /// Counter-move slot: the piece (colour, role) and target square of the previous move.
 #[inline(always)]
 fn counter_index(color: Color, prev: &Move) -> usize {
     ((color as usize) * 8 + prev.role() as usize) * 64 + prev.to() as usize
 }
 
+/// Gravity update: the entry moves towards ±max and saturates there.
+#[inline(always)]
+fn gravity(e: &mut i32, delta: i32, max: i32) {
+    let delta = delta.clamp(-max, max);
+    *e += delta - *e * delta.abs() / max;
+}
+
+#[inline(always)]
+fn gravity16(e: &mut i16, delta: i32, max: i32) {
+    let mut v = *e as i32;
+    gravity(&mut v, delta, max.min(i16::MAX as i32));
+    *e = v as i16;
+}
+
+/// hist_: the reward of a cut-off at `depth`, growing quadratically up to a cap.
+#[inline]
+pub fn bonus(p: &Params, depth: i32) -> i32 {
+    (p.hist_bonus_sq() * depth * depth + p.hist_bonus_mult() * depth).min(p.hist_bonus_max())
+}
+
+/// hist_: the penalty of a move tried before the cut-off move at `depth`.
+#[inline]
+pub fn malus(p: &Params, depth: i32) -> i32 {
+    (p.hist_malus_sq() * depth * depth + p.hist_malus_mult() * depth).min(p.hist_malus_max())
+}
+
 impl Default for History {
     fn default() -> Self {
         History {
             butterfly: vec![0; 2 * 64 * 64],
+            counter_hist: vec![0; PIECE_TO * PIECE_TO],
+            follow_up_hist: vec![0; PIECE_TO * PIECE_TO],
+            capture_hist: vec![0; PIECE_TO * 8],
             killers: [[None; 2]; MAX_PLY + 2],
             counters: vec![None; 2 * 8 * 64],
         }
@@ -53,46 +122,103 @@ impl History {
         self.killers = [[None; 2]; MAX_PLY + 2];
     }
 
+    /// A new node at `ply` starts its children with no killers of their own from
+    /// an unrelated subtree.
+    #[inline(always)]
+    pub fn clear_killers_at(&mut self, ply: usize) {
+        if ply < self.killers.len() {
+            self.killers[ply] = [None; 2];
+        }
+    }
+
+    /// Butterfly score only.
     #[inline(always)]
     pub fn score(&self, color: Color, m: &Move) -> i32 {
         self.butterfly[butterfly_index(color, m)]
     }
 
-    /// Gravity update: the entry moves towards ±hist_max and saturates there.
-    fn update(&mut self, color: Color, m: &Move, delta: i32, max: i32) {
-        let e = &mut self.butterfly[butterfly_index(color, m)];
-        let delta = delta.clamp(-max, max);
-        *e += delta - *e * delta.abs() / max;
+    /// cont_hist_: counter-move and follow-up history of a quiet move.
+    #[inline(always)]
+    pub fn cont_scores(&self, color: Color, m: &Move, keys: ContKeys) -> ContScores {
+        let pt = piece_to(color, m);
+        ContScores {
+            counter: keys
+                .counter
+                .map_or(0, |k| self.counter_hist[k * PIECE_TO + pt] as i32),
+            follow_up: keys
+                .follow_up
+                .map_or(0, |k| self.follow_up_hist[k * PIECE_TO + pt] as i32),
+        }
     }
 
-    /// A quiet move caused a cut-off at `depth`: reward it, penalise the quiets tried before it.
+    /// Ordering score of a quiet move: butterfly plus both continuation histories.
+    #[inline(always)]
+    pub fn quiet_score(&self, color: Color, m: &Move, keys: ContKeys) -> i32 {
+        let c = self.cont_scores(color, m, keys);
+        self.score(color, m) + c.counter + c.follow_up
+    }
+
+    /// caphist_: history of a capture (or promotion) by piece, target and victim.
+    #[inline(always)]
+    pub fn capture_score(&self, color: Color, m: &Move) -> i32 {
+        self.capture_hist[capture_index(color, m)] as i32
+    }
+
+    fn update_quiet(&mut self, color: Color, m: &Move, keys: ContKeys, delta: i32, max: i32) {
+        gravity(&mut self.butterfly[butterfly_index(color, m)], delta, max);
+        let pt = piece_to(color, m);
+        if let Some(k) = keys.counter {
+            gravity16(&mut self.counter_hist[k * PIECE_TO + pt], delta, max);
+        }
+        if let Some(k) = keys.follow_up {
+            gravity16(&mut self.follow_up_hist[k * PIECE_TO + pt], delta, max);
+        }
+    }
+
+    fn update_capture(&mut self, color: Color, m: &Move, delta: i32, max: i32) {
+        gravity16(&mut self.capture_hist[capture_index(color, m)], delta, max);
+    }
+
+    /// A move caused a cut-off at `depth`: reward it; penalise the quiets (when it
+    /// is quiet) and the captures tried before it.
     #[allow(clippy::too_many_arguments)]
-    pub fn on_quiet_cutoff(
+    pub fn on_cutoff(
         &mut self,
         p: &Params,
         color: Color,
         ply: usize,
         depth: i32,
         best: Move,
-        tried: &[Move],
+        quiets_tried: &[Move],
+        captures_tried: &[Move],
         prev: Option<Move>,
+        keys: ContKeys,
     ) {
         let max = p.hist_max();
-        let bonus = (p.hist_bonus_mult() * depth).min(p.hist_bonus_max());
-        let malus = (p.hist_malus_mult() * depth).min(p.hist_malus_max());
-        self.update(color, &best, bonus, max);
-        for m in tried {
-            if *m != best {
-                self.update(color, m, -malus, max);
+        let bonus = bonus(p, depth);
+        let malus = malus(p, depth);
+        if super::movepick::is_noisy(&best) {
+            self.update_capture(color, &best, bonus, max);
+        } else {
+            self.update_quiet(color, &best, keys, bonus, max);
+            for m in quiets_tried {
+                if *m != best {
+                    self.update_quiet(color, m, keys, -malus, max);
+                }
+            }
+            let k = &mut self.killers[ply];
+            if k[0] != Some(best) {
+                k[1] = k[0];
+                k[0] = Some(best);
+            }
+            if let Some(prev) = prev {
+                self.counters[counter_index(!color, &prev)] = Some(best);
             }
         }
-        let k = &mut self.killers[ply];
-        if k[0] != Some(best) {
-            k[1] = k[0];
-            k[0] = Some(best);
-        }
-        if let Some(prev) = prev {
-            self.counters[counter_index(!color, &prev)] = Some(best);
+        for m in captures_tried {
+            if *m != best {
+                self.update_capture(color, m, -malus, max);
+            }
         }
     }
 

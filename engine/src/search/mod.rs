@@ -19,7 +19,7 @@ use shakmaty::{Move, Position as _};
 use crate::eval::Evaluator;
 use crate::params::Params;
 use crate::position::{Game, Position};
-use history::History;
+use history::{ContKeys, History, piece_to};
 use movepick::{MovePicker, is_noisy};
 use see::{SeeValues, see};
 pub use stats::SearchStats;
@@ -125,6 +125,8 @@ struct Frame {
     improving_rate: i32,
     /// Move played from this ply (`None` for a null move).
     current_move: Option<Move>,
+    /// cont_hist_: piece-to slot of `current_move` (`None` for a null move).
+    cont_key: Option<usize>,
     /// Move excluded by a singular-extension search at this ply.
     excluded: Option<Move>,
 }
@@ -135,6 +137,7 @@ impl Default for Frame {
             static_eval: NO_SCORE,
             improving_rate: 0,
             current_move: None,
+            cont_key: None,
             excluded: None,
         }
     }
@@ -465,6 +468,31 @@ impl Searcher {
         false
     }
 
+    /// Records the move played from `ply` (`None`: null move) for the children's
+    /// counter moves and continuation histories.
+    #[inline(always)]
+    fn set_current_move(&mut self, ply: usize, m: Option<Move>, color: shakmaty::Color) {
+        self.stack[ply].current_move = m;
+        self.stack[ply].cont_key = m.map(|m| piece_to(color, &m));
+    }
+
+    /// cont_hist_: the continuation-history rows of the node at `ply`.
+    #[inline(always)]
+    fn cont_keys(&self, ply: usize) -> ContKeys {
+        ContKeys {
+            counter: if ply >= 1 {
+                self.stack[ply - 1].cont_key
+            } else {
+                None
+            },
+            follow_up: if ply >= 2 {
+                self.stack[ply - 2].cont_key
+            } else {
+                None
+            },
+        }
+    }
+
     #[inline(always)]
     fn lmr_reduction(&self, depth: i32, move_number: usize) -> i32 {
         self.lmr[(depth as usize).min(LMR_SIZE - 1) * LMR_SIZE + move_number.min(LMR_SIZE - 1)]
@@ -541,6 +569,9 @@ impl Searcher {
         {
             return h.score;
         }
+
+        // hist_: the children start without killers from an unrelated subtree.
+        self.history.clear_killers_at(ply + 1);
 
         // Static eval, refined by a TT score whose bound points the right way.
         let static_eval;
@@ -632,7 +663,7 @@ impl Searcher {
                     + depth / p.nmp_depth_div()
                     + ((eval - beta) / p.nmp_eval_div()).min(p.nmp_eval_max());
                 let verify_depth = p.nmp_verify_depth();
-                self.stack[ply].current_move = None;
+                self.set_current_move(ply, None, us);
                 self.keys.push(pos.hash());
                 let v = -self.negamax(ctx, &null, -beta, -beta + 1, depth - r, ply + 1);
                 self.keys.pop();
@@ -671,7 +702,7 @@ impl Searcher {
                         continue;
                     }
                     let child = pos.play(m);
-                    self.stack[ply].current_move = Some(m);
+                    self.set_current_move(ply, Some(m), pos.turn());
                     self.keys.push(pos.hash());
                     let mut v = -self.qsearch(ctx, &child, -pc_beta, -pc_beta + 1, ply + 1);
                     if v >= pc_beta && pc_depth > 0 {
@@ -704,25 +735,33 @@ impl Searcher {
         } else {
             None
         };
+        let cont = self.cont_keys(ply);
         let mut picker = MovePicker::new(
             tt_move,
             self.history.killers(ply),
             self.history.counter(color, prev_move),
+            cont,
         );
         let mut best_score = -INF;
         let mut best_move: Option<Move> = None;
         let mut moves_searched = 0usize;
         let mut quiets_tried = shakmaty::MoveList::new();
+        let mut captures_tried = shakmaty::MoveList::new();
         while let Some(m) = picker.next(pos, &self.history, &self.see_values) {
             if Some(m) == excluded {
                 continue;
             }
             let p = &self.params;
             let noisy = is_noisy(&m);
+            let cont_scores = if noisy {
+                Default::default()
+            } else {
+                self.history.cont_scores(color, &m, cont)
+            };
             let hist = if noisy {
                 0
             } else {
-                self.history.score(color, &m)
+                self.history.score(color, &m) + cont_scores.counter + cont_scores.follow_up
             };
 
             // Pruning of late moves, once a move has been searched and we are not mated.
@@ -742,6 +781,13 @@ impl Searcher {
                         && static_eval + p.fp_base() + p.fp_depth() * lmr_depth <= alpha;
                     if (lmp || futile) && !mate_hunt && !pos.quiet_gives_check(&m) {
                         picker.skip_quiets = true;
+                        continue;
+                    }
+                    // cont_hist_: a quiet both continuation histories call bad.
+                    if lmr_depth <= p.cont_hist_prune_depth()
+                        && cont_scores.counter < -p.cont_hist_prune_margin()
+                        && cont_scores.follow_up < -p.cont_hist_prune_margin()
+                    {
                         continue;
                     }
                     // see_: quiets that lose material at low depth.
@@ -788,6 +834,7 @@ impl Searcher {
 
             let child = pos.play(m);
             self.tt.prefetch(child.hash());
+            self.set_current_move(ply, Some(m), color);
             let gives_check = child.is_check();
             let p = &self.params;
             // ext_: check extension, guarded by the ply so the tree cannot explode.
@@ -798,7 +845,6 @@ impl Searcher {
                 extension = 1;
             }
             let new_depth = depth - 1 + extension;
-            self.stack[ply].current_move = Some(m);
             self.keys.push(pos.hash());
             moves_searched += 1;
 
@@ -820,7 +866,8 @@ impl Searcher {
                     if gives_check {
                         r -= p.lmr_check();
                     }
-                    r -= hist * 100 / p.lmr_history_div();
+                    r -= (hist * 100 / p.lmr_history_div())
+                        .clamp(-p.lmr_history_max(), p.lmr_history_max());
                     reduction = (r / 100).clamp(0, (new_depth - 1).max(0));
                 }
                 score = -self.negamax(
@@ -852,25 +899,31 @@ impl Searcher {
                         self.update_pv(ply, m);
                     }
                     if score >= beta {
-                        // hist_: reward the cut-off move, penalise earlier quiets.
+                        // hist_: reward the cut-off move, penalise earlier quiets
+                        // (after a quiet cut-off) and earlier captures.
                         self.stats.record_cutoff(moves_searched);
-                        if !noisy {
-                            self.history.on_quiet_cutoff(
-                                &self.params,
-                                color,
-                                ply,
-                                depth,
-                                m,
-                                &quiets_tried,
-                                prev_move,
-                            );
-                        }
+                        self.history.on_cutoff(
+                            &self.params,
+                            color,
+                            ply,
+                            depth,
+                            m,
+                            &quiets_tried,
+                            &captures_tried,
+                            prev_move,
+                            cont,
+                        );
                         break;
                     }
                 }
             }
-            if !noisy && quiets_tried.len() < quiets_tried.capacity() {
-                quiets_tried.push(m);
+            let tried = if noisy {
+                &mut captures_tried
+            } else {
+                &mut quiets_tried
+            };
+            if tried.len() < tried.capacity() {
+                tried.push(m);
             }
         }
 

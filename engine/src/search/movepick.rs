@@ -6,7 +6,7 @@
 
 use shakmaty::{Color, Move, MoveList};
 
-use super::history::History;
+use super::history::{ContKeys, History};
 use super::see::{SeeValues, captured_value, see};
 use crate::position::Position;
 
@@ -34,6 +34,8 @@ pub struct MovePicker {
     tt_move: Option<Move>,
     killers: [Option<Move>; 2],
     counter: Option<Move>,
+    /// Continuation-history rows for scoring the quiets.
+    cont: ContKeys,
     moves: MoveList,
     scores: [i32; 256],
     cursor: usize,
@@ -53,12 +55,18 @@ const COUNTER: i32 = KILLER_1 - 2;
 
 impl MovePicker {
     /// Main search picker; `tt_move` must already be validated as legal.
-    pub fn new(tt_move: Option<Move>, killers: [Option<Move>; 2], counter: Option<Move>) -> Self {
+    pub fn new(
+        tt_move: Option<Move>,
+        killers: [Option<Move>; 2],
+        counter: Option<Move>,
+        cont: ContKeys,
+    ) -> Self {
         MovePicker {
             stage: Stage::TtMove,
             tt_move,
             killers,
             counter,
+            cont,
             moves: MoveList::new(),
             scores: [0; 256],
             cursor: 0,
@@ -71,12 +79,17 @@ impl MovePicker {
 
     /// Q-search picker: good captures and promotions, or every evasion when in check.
     pub fn new_qsearch(tt_move: Option<Move>, in_check: bool) -> Self {
-        let mut p = MovePicker::new(tt_move.filter(|m| in_check || is_noisy(m)), [None; 2], None);
+        let mut p = MovePicker::new(
+            tt_move.filter(|m| in_check || is_noisy(m)),
+            [None; 2],
+            None,
+            ContKeys::default(),
+        );
         p.noisy_only = !in_check;
         p
     }
 
-    fn generate(&mut self, pos: &Position, values: &SeeValues) {
+    fn generate(&mut self, pos: &Position, history: &History, values: &SeeValues) {
         self.moves = pos.legal_moves();
         if let Some(tt) = self.tt_move
             && let Some(i) = self.moves.iter().position(|m| *m == tt)
@@ -84,14 +97,17 @@ impl MovePicker {
             self.moves.swap_remove(i);
         }
         // Partition: captures and promotions first, scored by MVV/LVA (the victim
-        // dominates, the cheaper attacker breaks ties).
+        // dominates, the cheaper attacker breaks ties) plus caphist_: the capture
+        // history in centipawns (history / caphist_div).
+        let color = pos.turn();
         let mut n = 0;
         for i in 0..self.moves.len() {
             let m = self.moves[i];
             if is_noisy(&m) {
                 self.moves.swap(n, i);
                 let promo = m.promotion().map_or(0, |r| values.of(r));
-                self.scores[n] = (captured_value(&m, values) + promo) * 16 - m.role() as i32;
+                let hist = history.capture_score(color, &m) / values.caphist_div;
+                self.scores[n] = (captured_value(&m, values) + promo + hist) * 16 - m.role() as i32;
                 n += 1;
             }
         }
@@ -127,7 +143,7 @@ impl MovePicker {
             } else if Some(m) == self.counter {
                 COUNTER
             } else {
-                history.score(color, &m)
+                history.quiet_score(color, &m, self.cont)
             };
         }
     }
@@ -143,15 +159,22 @@ impl MovePicker {
                     }
                 }
                 Stage::Generate => {
-                    self.generate(pos, values);
+                    self.generate(pos, history, values);
                     self.stage = Stage::GoodCaptures;
                 }
                 Stage::GoodCaptures => match self.pick_best(self.noisy_end) {
                     Some(m) => {
-                        // Good: promotion, victim at least the attacker, or SEE >= 0.
+                        // Good: promotion, victim at least the attacker, or SEE not
+                        // below a threshold that capture history lowers (caphist_see_div).
+                        // The q-search keeps the plain SEE >= 0 rule.
+                        let threshold = if self.noisy_only {
+                            0
+                        } else {
+                            -history.capture_score(pos.turn(), &m) / values.caphist_see_div
+                        };
                         let good = m.is_promotion()
                             || captured_value(&m, values) >= values.of(m.role())
-                            || see(pos, &m, values) >= 0;
+                            || see(pos, &m, values) >= threshold.min(0);
                         if good {
                             return Some(m);
                         }
@@ -215,7 +238,12 @@ mod tests {
         let mv = |s: &str| pos.parse_uci_move(s).unwrap();
         let values = SeeValues::new(&Params::default());
         let history = History::default();
-        let mut p = MovePicker::new(tt.map(mv), killers.map(|k| k.map(mv)), None);
+        let mut p = MovePicker::new(
+            tt.map(mv),
+            killers.map(|k| k.map(mv)),
+            None,
+            ContKeys::default(),
+        );
         let mut out = Vec::new();
         while let Some(m) = p.next(&pos, &history, &values) {
             out.push(pos.move_to_uci(m));

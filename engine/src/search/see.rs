@@ -9,24 +9,34 @@ use crate::position::Position;
 
 /// Piece values for SEE and MVV/LVA ordering, indexed by `Role as usize` (king = huge).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SeeValues(pub [i32; 7]);
+pub struct SeeValues {
+    values: [i32; 7],
+    /// caphist_: capture history units per centipawn of ordering score.
+    pub caphist_div: i32,
+    /// caphist_: capture history units per centipawn the SEE of a good capture may lose.
+    pub caphist_see_div: i32,
+}
 
 impl SeeValues {
     pub fn new(p: &Params) -> Self {
-        SeeValues([
-            0,
-            p.see_pawn(),
-            p.see_knight(),
-            p.see_bishop(),
-            p.see_rook(),
-            p.see_queen(),
-            20_000,
-        ])
+        SeeValues {
+            values: [
+                0,
+                p.see_pawn(),
+                p.see_knight(),
+                p.see_bishop(),
+                p.see_rook(),
+                p.see_queen(),
+                20_000,
+            ],
+            caphist_div: p.caphist_div(),
+            caphist_see_div: p.caphist_see_div(),
+        }
     }
 
     #[inline(always)]
     pub fn of(&self, role: Role) -> i32 {
-        self.0[role as usize]
+        self.values[role as usize]
     }
 }
 
