@@ -129,6 +129,8 @@ struct Frame {
     cont_key: Option<usize>,
     /// Move excluded by a singular-extension search at this ply.
     excluded: Option<Move>,
+    /// A null move was played from this ply (repetitions are not looked for across it).
+    null_move: bool,
 }
 
 impl Default for Frame {
@@ -139,6 +141,7 @@ impl Default for Frame {
             current_move: None,
             cont_key: None,
             excluded: None,
+            null_move: false,
         }
     }
 }
@@ -167,6 +170,8 @@ pub struct Searcher {
     pv_len: [usize; MAX_PLY + 1],
     /// Hashes of the game before the root and of the current search path (repetitions).
     keys: Vec<u64>,
+    /// Entries of `keys` before the root (the game history).
+    root_keys: usize,
     nodes: u64,
     seldepth: usize,
     root_depth: i32,
@@ -204,6 +209,7 @@ impl Searcher {
             pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             keys: Vec::new(),
+            root_keys: 0,
             nodes: 0,
             seldepth: 0,
             root_depth: 0,
@@ -289,6 +295,7 @@ impl Searcher {
         self.nmp_min_ply = 0;
         self.keys.clear();
         self.keys.extend_from_slice(&game.history);
+        self.root_keys = self.keys.len();
         self.stack.fill(Frame::default());
         let root = &game.position;
         let legal = root.legal_moves();
@@ -346,6 +353,18 @@ impl Searcher {
                 delta += (delta * (self.params.asp_widen_pct() - 100) / 100).max(1);
             };
             if self.stopped {
+                // An interrupted iteration still counts when a root move was searched
+                // to the end above alpha: it failed high or became the new best.
+                if self.pv_len[0] > 0
+                    && let Some(best) = self.pv[0][0]
+                {
+                    result.best_move = Some(best);
+                    result.ponder_move = if self.pv_len[0] > 1 {
+                        self.pv[0][1]
+                    } else {
+                        None
+                    };
+                }
                 break;
             }
 
@@ -447,7 +466,8 @@ impl Searcher {
     fn is_draw(&self, pos: &Position) -> bool {
         let halfmoves = pos.halfmoves() as usize;
         if halfmoves >= 100 {
-            return true;
+            // Checkmate on the hundredth half-move still wins.
+            return !(pos.is_check() && pos.legal_moves().is_empty());
         }
         let board = pos.board().board();
         if board.occupied().count() <= 4
@@ -456,12 +476,28 @@ impl Searcher {
         {
             return true;
         }
+        // Repetitions: one earlier occurrence inside the tree (after the root) is a
+        // draw; before the root it takes two (a threefold with the game history).
+        // No repetition is looked for across a null move.
         let h = pos.hash();
         let n = self.keys.len();
+        let ply = n.saturating_sub(self.root_keys);
+        let mut reps = 0;
         let mut back = 2;
         while back <= halfmoves && back <= n {
+            if back <= ply
+                && (self.stack[ply - back].null_move || self.stack[ply - back + 1].null_move)
+            {
+                return false;
+            }
             if self.keys[n - back] == h {
-                return true;
+                if back < ply {
+                    return true;
+                }
+                reps += 1;
+                if reps == 2 {
+                    return true;
+                }
             }
             back += 2;
         }
@@ -474,6 +510,7 @@ impl Searcher {
     fn set_current_move(&mut self, ply: usize, m: Option<Move>, color: shakmaty::Color) {
         self.stack[ply].current_move = m;
         self.stack[ply].cont_key = m.map(|m| piece_to(color, &m));
+        self.stack[ply].null_move = m.is_none();
     }
 
     /// cont_hist_: the continuation-history rows of the node at `ply`.
@@ -675,9 +712,11 @@ impl Searcher {
                     if depth < verify_depth {
                         return v;
                     }
+                    // A nested verification keeps the outer one's limit afterwards.
+                    let outer_min_ply = self.nmp_min_ply;
                     self.nmp_min_ply = ply + (3 * (depth - r) / 4).max(0) as usize;
                     let w = self.negamax(ctx, pos, beta - 1, beta, depth - r, ply);
-                    self.nmp_min_ply = 0;
+                    self.nmp_min_ply = outer_min_ply;
                     if self.stopped {
                         return 0;
                     }

@@ -111,6 +111,9 @@ fn draws_are_recognised() {
     // Fifty-move rule: a queen up, but every move resets nothing and the count is at 99.
     let r = search_depth(&mut s, &game("8/8/4k3/8/8/4K3/8/3Q4 w - - 99 80"), 4);
     assert_eq!(r.score, Score::Cp(0), "fifty-move rule");
+    // A mate delivered on the hundredth half-move is a mate, not a draw.
+    let r = search_depth(&mut s, &game("8/8/8/8/8/6K1/R7/7k w - - 99 80"), 3);
+    assert_eq!(r.score, Score::Mate(1), "mate beats the fifty-move rule");
     // Without the fifty-move count the queen is worth a lot.
     let r = search_depth(&mut s, &game("8/8/4k3/8/8/4K3/8/3Q4 w - - 0 80"), 4);
     assert!(matches!(r.score, Score::Cp(v) if v > 500) || matches!(r.score, Score::Mate(_)));
@@ -123,21 +126,43 @@ fn repetitions_against_game_history_and_search_path() {
     for m in ["g1f3", "g8f6", "f3g1", "f6g8"] {
         g.play_uci(m).unwrap();
     }
-    // The start position occurred before (4 plies back) within the reversible stretch.
+    // The start position occurred once before the root (4 plies back): only a
+    // twofold, not yet a draw by the game history.
     s.keys = g.history.clone();
+    s.root_keys = s.keys.len();
+    assert!(!s.is_draw(&g.position));
+    // A second round makes it a threefold with the game history.
+    for m in ["g1f3", "g8f6", "f3g1", "f6g8"] {
+        g.play_uci(m).unwrap();
+    }
+    s.keys = g.history.clone();
+    s.root_keys = s.keys.len();
     assert!(s.is_draw(&g.position));
     // Same position, but the history holds no earlier occurrence.
     s.keys.clear();
+    s.root_keys = 0;
     assert!(!s.is_draw(&g.position));
-    // Search path: keys pushed by the search itself count the same way.
+    // Search path: one earlier occurrence after the root is enough.
     let p0 = Position::startpos();
     let p1 = p0.play(p0.parse_uci_move("b1c3").unwrap());
     let p2 = p1.play(p1.parse_uci_move("b8c6").unwrap());
     let p3 = p2.play(p2.parse_uci_move("c3b1").unwrap());
     let p4 = p3.play(p3.parse_uci_move("c6b8").unwrap());
-    s.keys = vec![p0.hash(), p1.hash(), p2.hash(), p3.hash()];
+    // The root is a position before p0 (keys[0], any other hash).
+    s.keys = vec![p0.hash() ^ 1, p0.hash(), p1.hash(), p2.hash(), p3.hash()];
+    s.root_keys = 0;
     assert!(s.is_draw(&p4));
+    // ...but not across a null move on the path (here from p1, ply 2).
+    s.stack[2].null_move = true;
+    assert!(!s.is_draw(&p4));
+    s.stack[2].null_move = false;
+    // The root itself counts as game history: a single repetition of it is no draw.
+    s.keys = vec![p0.hash(), p1.hash(), p2.hash(), p3.hash()];
+    s.root_keys = 0;
+    assert!(!s.is_draw(&p4));
     // An irreversible move in between (halfmove clock reset) hides older positions.
+    s.keys = vec![p0.hash() ^ 1, p0.hash(), p1.hash(), p2.hash(), p3.hash()];
+    s.root_keys = 0;
     let q = Position::from_fen(&p4.fen().replace(" 4 3", " 2 3"), false).unwrap();
     assert!(!s.is_draw(&q));
     // In a real search, a repeated root still gets a real score but moves into the
