@@ -1,12 +1,17 @@
 //! Time management (`tm_*`): a per-move budget from the clock, a soft limit after
 //! which no new iteration starts (extended on fail low and best-move instability)
-//! and a hard limit checked inside the search. The hard limit never eats into the
-//! move overhead, so the engine does not lose on time.
+//! and a hard limit checked inside the search. On the clock the hard limit never
+//! eats into the move overhead, so the engine does not lose on time; a fixed
+//! `movetime` gives the overhead at most a small share of itself.
 
 use std::time::Instant;
 
 use super::Limits;
 use crate::params::Params;
+
+/// The most of a `go movetime` the move overhead may take, in percent (a protocol
+/// safety margin, not a strength setting: more time never plays worse).
+const MOVETIME_MAX_OVERHEAD_PCT: u64 = 5;
 
 #[derive(Clone, Debug)]
 pub struct TimeManager {
@@ -36,7 +41,10 @@ impl TimeManager {
             hard = Some((budget * p.tm_hard_pct() as u64 / 100).clamp(1, cap));
         }
         if let Some(mt) = limits.movetime_ms {
-            let mt = mt.saturating_sub(overhead).max(1);
+            // A fixed time per move is thought about in full: the overhead is a reserve
+            // for clock play, and here it may take only a small share of the time.
+            let reserve = overhead.min(mt * MOVETIME_MAX_OVERHEAD_PCT / 100);
+            let mt = (mt - reserve).max(1);
             soft = Some(soft.map_or(mt, |s: u64| s.min(mt)));
             hard = Some(hard.map_or(mt, |h: u64| h.min(mt)));
         }
@@ -116,6 +124,27 @@ mod tests {
             ..Limits::default()
         };
         let tm = TimeManager::new(&limits, &p);
-        assert_eq!(tm.hard_ms, Some(450));
+        assert_eq!(
+            tm.hard_ms,
+            Some(475),
+            "5% of 500 ms, not the 50 ms overhead"
+        );
+    }
+
+    #[test]
+    fn movetime_is_thought_about_nearly_in_full() {
+        let p = Params::default();
+        for (movetime, overhead, expected) in
+            [(10, 10, 10), (100, 10, 95), (1000, 10, 990), (0, 10, 1)]
+        {
+            let limits = Limits {
+                movetime_ms: Some(movetime),
+                move_overhead_ms: overhead,
+                ..Limits::default()
+            };
+            let tm = TimeManager::new(&limits, &p);
+            assert_eq!(tm.hard_ms, Some(expected), "movetime {movetime}");
+            assert_eq!(tm.soft_ms, Some(expected), "movetime {movetime}");
+        }
     }
 }
