@@ -416,7 +416,7 @@ impl Shell {
         if self.queue.len() >= MAX_QUEUED_COMMANDS {
             let shown: String = line.trim().chars().take(40).collect();
             self.out.error(&format!(
-                "{MAX_QUEUED_COMMANDS} commands already wait for the running search; '{shown}' is dropped (send 'stop' or wait for bestmove)"
+                "{MAX_QUEUED_COMMANDS} commands already wait for the running search, bench or perft; '{shown}' is dropped (send 'stop' or wait for bestmove)"
             ));
             return;
         }
