@@ -911,3 +911,23 @@ fn several_piped_searches_all_give_their_bestmove() {
         "{out}"
     );
 }
+
+#[test]
+fn a_ponder_search_that_ends_by_itself_answers_at_ponderhit() {
+    let mut e = ready_engine();
+    e.send("go ponder depth 1");
+    e.send("position startpos moves e2e4");
+    let meanwhile = e.lines_within(Duration::from_millis(300));
+    assert!(bestmoves(&meanwhile).is_empty(), "{meanwhile:?}");
+    // The search is over but its bestmove waits; commands still get answers.
+    e.send("uci");
+    e.read_until(LONG, |l| l == "uciok");
+    e.send("ponderhit");
+    let lines = e.read_until(Duration::from_secs(5), |l| l.starts_with("bestmove"));
+    assert_legal(&Chess::default(), &bestmove(&lines), &lines);
+    // The queued position was applied after it.
+    assert_eq!(
+        fen_of(&mut e),
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    );
+}

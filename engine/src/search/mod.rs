@@ -77,7 +77,8 @@ pub struct Limits {
     pub nodes: Option<u64>,
     pub movetime_ms: Option<u64>,
     pub clock: Option<Clock>,
-    /// Search until stopped (also while pondering).
+    /// No time limit (as while pondering): only the depth/node limit or `stop` ends
+    /// the search. Holding the result until `stop` is the caller's business.
     pub infinite: bool,
     /// Time kept in reserve for communication lag, subtracted from the clock budget
     /// (from a movetime only up to a small share of it).
