@@ -13,7 +13,7 @@
 //! wrong and what is allowed; the state stays as it was.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -49,6 +49,9 @@ const MAX_MOVE_OVERHEAD_MS: i64 = 5_000;
 const MAX_PERFT_DEPTH: u32 = 10;
 /// Commands kept while a search runs; more are refused (a flood must not eat the memory).
 const MAX_QUEUED_COMMANDS: usize = 10_000;
+/// Longest input line kept (a long game's `position … moves` is a few kB); longer
+/// lines are skipped, so endless input without a newline cannot exhaust memory.
+const MAX_LINE_BYTES: u64 = 1 << 20;
 /// How long `quit` waits for a stopped search to hand over its `bestmove`.
 const QUIT_GRACE: Duration = Duration::from_secs(2);
 /// Stack of the search thread: the search recurses up to MAX_PLY deep with a copied position per frame.
@@ -157,6 +160,8 @@ impl Out {
 /// of a search or job (from its worker thread).
 enum Event {
     Line(String),
+    /// A line longer than [`MAX_LINE_BYTES`], skipped unread.
+    LineTooLong,
     EndOfInput,
     Finished(Box<Finished>),
 }
@@ -193,6 +198,12 @@ pub fn run(input: impl BufRead + Send + 'static, output: impl Write + Send + 'st
     while let Ok(event) = shell.events.recv() {
         let go_on = match event {
             Event::Line(line) => shell.handle(&line),
+            Event::LineTooLong => {
+                shell.out.error(&format!(
+                    "a line longer than {MAX_LINE_BYTES} bytes was ignored (commands are one line each)"
+                ));
+                true
+            }
             Event::EndOfInput => {
                 shell.input_closed = true;
                 true
@@ -206,20 +217,35 @@ pub fn run(input: impl BufRead + Send + 'static, output: impl Write + Send + 'st
 }
 
 /// The reader thread: every line (invalid UTF-8 becomes an unknown command, not the
-/// end of the session), then `EndOfInput`.
+/// end of the session; a line over [`MAX_LINE_BYTES`] is skipped), then `EndOfInput`.
 fn read_lines(mut input: impl BufRead, events: &Sender<Event>) {
     let mut bytes = Vec::new();
+    let mut too_long = false;
     loop {
         bytes.clear();
-        match input.read_until(b'\n', &mut bytes) {
+        match (&mut input)
+            .take(MAX_LINE_BYTES)
+            .read_until(b'\n', &mut bytes)
+        {
             Ok(0) | Err(_) => break,
+            Ok(_) if bytes.last() != Some(&b'\n') && bytes.len() as u64 == MAX_LINE_BYTES => {
+                // Read on to the end of this line without keeping it.
+                too_long = true;
+            }
             Ok(_) => {
-                let line = String::from_utf8_lossy(&bytes).into_owned();
-                if events.send(Event::Line(line)).is_err() {
+                let event = if std::mem::take(&mut too_long) {
+                    Event::LineTooLong
+                } else {
+                    Event::Line(String::from_utf8_lossy(&bytes).into_owned())
+                };
+                if events.send(event).is_err() {
                     return;
                 }
             }
         }
+    }
+    if too_long {
+        let _ = events.send(Event::LineTooLong);
     }
     let _ = events.send(Event::EndOfInput);
 }
@@ -473,7 +499,7 @@ impl Shell {
                     return;
                 }
                 // Input after `quit` is ignored.
-                Ok(Event::Line(_) | Event::EndOfInput) => {}
+                Ok(Event::Line(_) | Event::LineTooLong | Event::EndOfInput) => {}
                 Err(_) => return,
             }
         }

@@ -931,3 +931,17 @@ fn a_ponder_search_that_ends_by_itself_answers_at_ponderhit() {
         "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
     );
 }
+
+#[test]
+fn an_overlong_line_is_skipped_with_one_error() {
+    let mut e = ready_engine();
+    e.send(&format!("go depth 2 {}", "x".repeat(3 << 20)));
+    let reply = e.sync();
+    assert_eq!(reply.len(), 1, "{:?}", &reply);
+    assert!(
+        reply[0].starts_with("info string error: a line longer than"),
+        "{reply:?}"
+    );
+    let lines = go(&mut e, "depth 2");
+    assert_legal(&Chess::default(), &bestmove(&lines), &lines);
+}
