@@ -255,6 +255,18 @@ fn bad_input_is_named_and_nothing_is_written() {
         (vec!["--pairs", "0"], "--pairs"),
         (vec!["--resume"], "without --resume"),
         (vec!["--average-fraction", "0"], "--average-fraction"),
+        // Refused before the tune, not after it (elo1=400 gave a NaN LLR).
+        (
+            vec![
+                "--pairs",
+                "2",
+                "--verify",
+                "--verify-sprt",
+                "elo0=0",
+                "elo1=400",
+            ],
+            "must lie within",
+        ),
     ];
     for (extra, needle) in cases {
         let out = spsa(&file, &extra);

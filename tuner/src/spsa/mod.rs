@@ -122,6 +122,14 @@ pub fn run(args: Args) -> Result<()> {
     if !(args.alpha > 0.0 && args.gamma > 0.0 && args.big_a.is_none_or(|a| a >= 0.0)) {
         bail!("--alpha and --gamma must be positive and --spsa-a non-negative");
     }
+    if args.verify {
+        // Checked now, not after the tune: a bad test must not cost the run.
+        crate::matches::sprt::Sprt::parse(
+            &args.verify_sprt,
+            crate::matches::sprt::Model::Normalized,
+        )
+        .context("--verify-sprt")?;
+    }
     let mut files = load_all(&args.files)?;
     for f in &files {
         f.check_known_to_engine()?;
