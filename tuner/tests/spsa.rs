@@ -245,6 +245,46 @@ fn a_killed_run_resumes_and_finishes() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 12: `--restart` overwrote an earlier `*.jsonl.old`. Every earlier run's files
+/// are kept, numbered; the newest run owns the plain names.
+#[test]
+fn restart_keeps_every_earlier_run() {
+    let (dir, file) = scratch("restart");
+    let params = two_params();
+    let mut journals = Vec::new();
+    for seed in ["1", "2", "3"] {
+        let mut extra = vec![
+            "--pairs",
+            "2",
+            "--params",
+            &params,
+            "--threads",
+            "1",
+            "--seed",
+            seed,
+        ];
+        if seed != "1" {
+            extra.push("--restart");
+        }
+        let out = spsa(&file, &extra);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        journals.push(std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap());
+    }
+    for (n, journal) in journals[..2].iter().enumerate() {
+        let old = |ext: &str| dir.join(format!("search.spsa.{ext}.old.{}", n + 1));
+        assert_eq!(&std::fs::read_to_string(old("jsonl")).unwrap(), journal);
+        for ext in ["checkpoint.json", "csv", "result.json"] {
+            assert!(old(ext).exists(), "{ext}.old.{}", n + 1);
+        }
+    }
+    assert!(!dir.join("search.spsa.jsonl.old.3").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn bad_input_is_named_and_nothing_is_written() {
     let (dir, file) = scratch("bad");

@@ -59,7 +59,8 @@ pub struct Args {
     /// Continue the run recorded in the journal (after a kill, a crash or Ctrl-C).
     #[arg(long, conflicts_with = "restart")]
     pub resume: bool,
-    /// Start over although a journal exists (the old journal is kept as *.old).
+    /// Start over although a journal exists (the earlier run's journal, checkpoint and
+    /// results are kept as *.old.1, *.old.2, ...; nothing is overwritten).
     #[arg(long)]
     pub restart: bool,
     /// Journal path [default: next to the first file, e.g. params/search.spsa.jsonl].
@@ -175,6 +176,7 @@ pub fn run(args: Args) -> Result<()> {
         average_fraction: args.average_fraction,
         games: args.games.describe(),
         openings: args.pairs.min(2000) as usize,
+        nonce: 0,
     };
 
     let server = if args.resume {
@@ -207,17 +209,18 @@ pub fn run(args: Args) -> Result<()> {
         );
         server
     } else {
-        if journal.exists() {
-            if !args.restart {
-                bail!(
-                    "{} holds an earlier run: add --resume to continue it or --restart to start over",
+        if args.restart {
+            if let Some(n) = run_files.rotate()? {
+                eprintln!(
+                    "--restart: the earlier run's files are kept as {}.old.{n} and its siblings",
                     journal.display()
                 );
             }
-            let old = journal.with_extension("jsonl.old");
-            std::fs::rename(&journal, &old)
-                .with_context(|| format!("cannot move {} aside", journal.display()))?;
-            let _ = std::fs::remove_file(&run_files.checkpoint);
+        } else if journal.exists() {
+            bail!(
+                "{} holds an earlier run: add --resume to continue it or --restart to start over",
+                journal.display()
+            );
         }
         Server::new(config, Some(run_files.clone()))?
     };
