@@ -285,6 +285,65 @@ fn restart_keeps_every_earlier_run() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 12: with a book, SPSA played the first min(pairs, 2000) positions in file
+/// order, so a sorted book gave a skewed sample. The pairs now draw from the whole book,
+/// shuffled by --seed.
+#[test]
+fn spsa_samples_the_whole_book_at_random() {
+    let (dir, file) = scratch("book");
+    // 30 positions, sorted by the white king's square (files a-f, ranks 3-7).
+    let empty = |n: usize| if n > 0 { n.to_string() } else { String::new() };
+    let boards: Vec<String> = (0..30)
+        .map(|i| {
+            let (f, rank) = (i / 5, 3 + i % 5);
+            let mut rows = vec!["8".to_string(); 8];
+            rows[0] = "7k".into();
+            rows[8 - rank] = format!("{}K{}", empty(f), empty(7 - f));
+            rows[6] = "7P".into();
+            rows.join("/")
+        })
+        .collect();
+    let book = dir.join("sorted.epd");
+    let epd: Vec<String> = boards.iter().map(|b| format!("{b} w - -")).collect();
+    std::fs::write(&book, epd.join("\n")).unwrap();
+    let pgn = dir.join("games.pgn");
+    let params = two_params();
+    let out = spsa(
+        &file,
+        &[
+            "--pairs",
+            "4",
+            "--params",
+            &params,
+            "--threads",
+            "1",
+            "--book",
+            book.to_str().unwrap(),
+            "--pgn",
+            pgn.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    let started: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("[FEN \""))
+        .map(|fen| fen.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(started.len(), 8, "{text}");
+    let index = |b: &str| boards.iter().position(|x| x == b).expect("a book position");
+    let used: Vec<usize> = started.iter().map(|b| index(b)).collect();
+    assert!(
+        used.iter().any(|&i| i >= 4),
+        "4 pairs played only the first 4 positions of the file: {used:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn bad_input_is_named_and_nothing_is_written() {
     let (dir, file) = scratch("bad");

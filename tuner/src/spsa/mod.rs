@@ -22,7 +22,7 @@ use occam::Params;
 use occam::params::{FROZEN, PARAM_SPECS, index_of};
 use shakmaty::Color;
 
-use crate::game_args::GameArgs;
+use crate::game_args::{BookOrder, GameArgs};
 use crate::games::{EnginePlayer, GameRecord, Outcome, pair_score, play_pair};
 use crate::params_file::{ParamFile, load_all};
 use crate::pgn;
@@ -110,7 +110,7 @@ struct Slot {
     engine_index: usize,
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub fn run(mut args: Args) -> Result<()> {
     if FROZEN {
         bail!("this tuner was built with the engine's `frozen` feature: parameters cannot change");
     }
@@ -136,6 +136,14 @@ pub fn run(args: Args) -> Result<()> {
         f.check_known_to_engine()?;
     }
     let slots = select(&files, &args.params)?;
+    // A book is sampled at random by --seed unless --book-order says otherwise, and used
+    // whole: the run cycles through all of it, not through its first positions.
+    args.games.book_order.get_or_insert(BookOrder::Random);
+    let book = if args.games.book.is_some() {
+        Some(args.games.openings(0)?)
+    } else {
+        None
+    };
     let tc = args.games.time_control()?;
     let adjudication = args.games.adjudication();
 
@@ -175,7 +183,9 @@ pub fn run(args: Args) -> Result<()> {
         seed: args.games.seed,
         average_fraction: args.average_fraction,
         games: args.games.describe(),
-        openings: args.pairs.min(2000) as usize,
+        openings: book
+            .as_ref()
+            .map_or(args.pairs.min(2000) as usize, Vec::len),
         nonce: 0,
     };
 
@@ -226,7 +236,10 @@ pub fn run(args: Args) -> Result<()> {
     };
     // The run's own tuned set (on resume it comes from the journal).
     let slots = reselect(&files, &server.config)?;
-    let openings = args.games.openings(server.config.openings)?;
+    let openings = match book {
+        Some(book) => book,
+        None => args.games.openings(server.config.openings)?,
+    };
     let pgn_out = args.games.pgn_writer()?;
     let threads = args
         .threads
