@@ -344,6 +344,56 @@ fn spsa_samples_the_whole_book_at_random() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The direction of tuning through the binary: a queen valued at 100 centipawns (in a
+/// copy of params/eval.json) is worth far more, so SPSA must raise it within a short
+/// run. Swapping θ+ and θ− in spsa/mod.rs, or the colours when a pair is scored, drives
+/// it to 0 instead (checked when this test was written).
+#[test]
+fn a_detuned_queen_value_moves_towards_its_worth() {
+    let dir = std::env::temp_dir().join(format!("occam-spsa-direction-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(workspace().join("params/eval.json")).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let tuned = ["material_queen_mg", "material_queen_eg"];
+    for entry in doc["params"].as_array_mut().unwrap() {
+        if tuned.contains(&entry["name"].as_str().unwrap()) {
+            // Far from its worth, and gains large enough to cross the gap in 200 pairs.
+            entry["value"] = serde_json::json!(100);
+            entry["c_end"] = serde_json::json!(150);
+            entry["r_end"] = serde_json::json!(0.02);
+        }
+    }
+    let file = dir.join("eval.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let out = spsa(
+        &file,
+        &[
+            "--params",
+            &tuned.join(","),
+            "--pairs",
+            "200",
+            "--threads",
+            "2",
+            "--seed",
+            "1",
+        ],
+    );
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    let after = values(&std::fs::read_to_string(&file).unwrap());
+    for name in tuned {
+        let (_, v) = after.iter().find(|(n, _)| n == name).unwrap();
+        // A run in the wrong direction ends at the bound 0; the right one near 500.
+        assert!(
+            *v >= 250,
+            "{name}: 100 -> {v}, expected a clear rise\n{}\n{log}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn bad_input_is_named_and_nothing_is_written() {
     let (dir, file) = scratch("bad");
