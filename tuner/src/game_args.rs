@@ -74,10 +74,10 @@ pub struct GameArgs {
     /// Append every game to this PGN file.
     #[arg(long, value_name = "FILE", help_heading = "Games")]
     pub pgn: Option<PathBuf>,
-    /// Resign when both sides agree one is this many centipawns behind...
+    /// A side resigns when its own score is at least this many centipawns below zero...
     #[arg(long, default_value_t = 1000, help_heading = "Adjudication")]
     pub resign_score: i32,
-    /// ...for this many moves of each side (0 disables resign adjudication).
+    /// ...for this many of its consecutive moves (0 disables resign adjudication).
     #[arg(long, default_value_t = 3, help_heading = "Adjudication")]
     pub resign_moves: u32,
     /// Draw adjudication starts at this full move number...
