@@ -245,6 +245,62 @@ fn a_killed_run_resumes_and_finishes() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 12: a checkpoint left behind by an earlier run (its journal removed by hand)
+/// was adopted by `--resume` of a later run without a word. It is refused, and the
+/// parameter file is left alone.
+#[test]
+fn resume_refuses_a_checkpoint_of_another_run() {
+    let (dir, file) = scratch("stale");
+    let params = two_params();
+    let journal = dir.join("search.spsa.jsonl");
+    let checkpoint = dir.join("search.spsa.checkpoint.json");
+    let args = [
+        "--pairs",
+        "4",
+        "--params",
+        &params,
+        "--threads",
+        "1",
+        "--no-write",
+    ];
+    let first = spsa(&file, &args);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let stale = std::fs::read_to_string(&checkpoint).unwrap();
+    std::fs::remove_file(&journal).unwrap();
+    let second = spsa(&file, &args);
+    assert!(
+        second.status.success(),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    // The second run is killed before its own checkpoint replaces the old one.
+    std::fs::write(&checkpoint, &stale).unwrap();
+    let before = std::fs::read_to_string(&file).unwrap();
+    let mut resume = args.to_vec();
+    resume.push("--resume");
+    let out = spsa(&file, &resume);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "a stale checkpoint was adopted: {err}"
+    );
+    assert!(err.contains("another run"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    // Once it is removed, the journal alone replays the run.
+    std::fs::remove_file(&checkpoint).unwrap();
+    let out = spsa(&file, &resume);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Issue 12: `--restart` overwrote an earlier `*.jsonl.old`. Every earlier run's files
 /// are kept, numbered; the newest run owns the plain names.
 #[test]
