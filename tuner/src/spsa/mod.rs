@@ -20,12 +20,18 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use occam::Params;
 use occam::params::{FROZEN, PARAM_SPECS, index_of};
+use occam::position::Game;
 use shakmaty::Color;
 
-use crate::game_args::GameArgs;
-use crate::games::{EnginePlayer, GameRecord, Outcome, pair_score, play_pair};
+use crate::game_args::{BookOrder, GameArgs};
+use crate::games::{
+    Adjudication, EnginePlayer, GameRecord, Outcome, TimeControl, pair_score, play_pair,
+};
+use crate::matches::sprt::{Model, Sprt};
+use crate::matches::verify::VerifyPlan;
 use crate::params_file::{ParamFile, load_all};
 use crate::pgn;
+use crate::pgn::PgnWriter;
 use schedule::Hyper;
 use server::{RunConfig, RunFiles, Server, TunedParam, WorkItem};
 
@@ -59,7 +65,8 @@ pub struct Args {
     /// Continue the run recorded in the journal (after a kill, a crash or Ctrl-C).
     #[arg(long, conflicts_with = "restart")]
     pub resume: bool,
-    /// Start over although a journal exists (the old journal is kept as *.old).
+    /// Start over although a journal exists (the earlier run's journal, checkpoint and
+    /// results are kept as *.old.1, *.old.2, ...; nothing is overwritten).
     #[arg(long)]
     pub restart: bool,
     /// Journal path [default: next to the first file, e.g. params/search.spsa.jsonl].
@@ -109,7 +116,46 @@ struct Slot {
     engine_index: usize,
 }
 
+/// Everything a tune needs, decided before the first game: the parameter files and the
+/// tuned slots in them, the engine values around them, the games and the workers.
+struct TunePlan {
+    files: Vec<ParamFile>,
+    /// The tuned parameters, in the run's (journal's) order.
+    slots: Vec<Slot>,
+    /// Every parameter at its file value; each pair overrides only the slots.
+    base: Params,
+    run_files: RunFiles,
+    openings: Vec<Game>,
+    tc: TimeControl,
+    adjudication: Adjudication,
+    pgn: Option<PgnWriter>,
+    threads: usize,
+    hash_mb: usize,
+    output: Output,
+    /// Write the result into the parameter files (not with --no-write).
+    write: bool,
+    verify: Option<VerifySettings>,
+}
+
+/// What `--verify` will test, checked before the tune.
+struct VerifySettings {
+    sprt: Sprt,
+    pairs: u64,
+    header: PathBuf,
+    games: GameArgs,
+}
+
+/// `tuner spsa`: prepare the run (new or resumed), play its pairs, then write and
+/// optionally verify the result.
 pub fn run(args: Args) -> Result<()> {
+    let (plan, server) = prepare(args)?;
+    let server = play(&plan, server)?;
+    finish(plan, server)
+}
+
+/// Checks the arguments, loads the files and opens the run: a fresh journal, or the
+/// journal of the run being resumed.
+fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     if FROZEN {
         bail!("this tuner was built with the engine's `frozen` feature: parameters cannot change");
     }
@@ -122,11 +168,25 @@ pub fn run(args: Args) -> Result<()> {
     if !(args.alpha > 0.0 && args.gamma > 0.0 && args.big_a.is_none_or(|a| a >= 0.0)) {
         bail!("--alpha and --gamma must be positive and --spsa-a non-negative");
     }
-    let mut files = load_all(&args.files)?;
+    // Checked now, not after the tune: a bad test must not cost the run.
+    let verify_sprt = if args.verify {
+        Some(Sprt::parse(&args.verify_sprt, Model::Normalized).context("--verify-sprt")?)
+    } else {
+        None
+    };
+    let files = load_all(&args.files)?;
     for f in &files {
         f.check_known_to_engine()?;
     }
     let slots = select(&files, &args.params)?;
+    // A book is sampled at random by --seed unless --book-order says otherwise, and used
+    // whole: the run cycles through all of it, not through its first positions.
+    args.games.book_order.get_or_insert(BookOrder::Random);
+    let book = if args.games.book.is_some() {
+        Some(args.games.openings(0)?)
+    } else {
+        None
+    };
     let tc = args.games.time_control()?;
     let adjudication = args.games.adjudication();
 
@@ -166,10 +226,72 @@ pub fn run(args: Args) -> Result<()> {
         seed: args.games.seed,
         average_fraction: args.average_fraction,
         games: args.games.describe(),
-        openings: args.pairs.min(2000) as usize,
+        openings: book
+            .as_ref()
+            .map_or(args.pairs.min(2000) as usize, Vec::len),
+        nonce: 0,
     };
 
-    let server = if args.resume {
+    let server = open_run(&args, config, &run_files)?;
+    // The run's own tuned set (on resume it comes from the journal).
+    let slots = reselect(&files, &server.config)?;
+    let openings = match book {
+        Some(book) => book,
+        None => args.games.openings(server.config.openings)?,
+    };
+    let pgn = args.games.pgn_writer()?;
+    let threads = args
+        .threads
+        .map(|t| t as usize)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let hash_mb = args.games.hash_mb();
+
+    eprintln!(
+        "spsa: {} parameters from {}, {} pairs, {threads} threads, {}; journal {}",
+        server.config.params.len(),
+        server
+            .config
+            .files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        server.config.hyper.pairs,
+        server.config.games,
+        journal.display()
+    );
+    let verify = verify_sprt.map(|sprt| VerifySettings {
+        sprt,
+        pairs: args.verify_pairs,
+        header: args
+            .header
+            .clone()
+            .unwrap_or_else(|| server.config.files[0].with_extension("frozen.rs")),
+        games: args.games.clone(),
+    });
+    let plan = TunePlan {
+        files,
+        slots,
+        base,
+        run_files,
+        openings,
+        tc,
+        adjudication,
+        pgn,
+        threads,
+        hash_mb,
+        output: args.output,
+        write: !args.no_write,
+        verify,
+    };
+    Ok((plan, server))
+}
+
+/// The run: resumed from its journal with --resume (which must use the run's own files
+/// and game options), else new, after --restart has moved an earlier run aside.
+fn open_run(args: &Args, config: RunConfig, run_files: &RunFiles) -> Result<Server> {
+    let journal = &run_files.journal;
+    Ok(if args.resume {
         let server = Server::resume(run_files.clone())?;
         let was = &server.config;
         if was.files != config.files || was.games != config.games {
@@ -199,45 +321,39 @@ pub fn run(args: Args) -> Result<()> {
         );
         server
     } else {
-        if journal.exists() {
-            if !args.restart {
-                bail!(
-                    "{} holds an earlier run: add --resume to continue it or --restart to start over",
+        if args.restart {
+            if let Some(n) = run_files.rotate()? {
+                eprintln!(
+                    "--restart: the earlier run's files are kept as {}.old.{n} and its siblings",
                     journal.display()
                 );
             }
-            let old = journal.with_extension("jsonl.old");
-            std::fs::rename(&journal, &old)
-                .with_context(|| format!("cannot move {} aside", journal.display()))?;
-            let _ = std::fs::remove_file(&run_files.checkpoint);
+        } else if journal.exists() {
+            bail!(
+                "{} holds an earlier run: add --resume to continue it or --restart to start over",
+                journal.display()
+            );
         }
         Server::new(config, Some(run_files.clone()))?
-    };
-    // The run's own tuned set (on resume it comes from the journal).
-    let slots = reselect(&files, &server.config)?;
-    let openings = args.games.openings(server.config.openings)?;
-    let pgn_out = args.games.pgn_writer()?;
-    let threads = args
-        .threads
-        .map(|t| t as usize)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let hash_mb = args.games.hash_mb();
+    })
+}
 
-    eprintln!(
-        "spsa: {} parameters from {}, {} pairs, {threads} threads, {}; journal {}",
-        server.config.params.len(),
-        server
-            .config
-            .files
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", "),
-        server.config.hyper.pairs,
-        server.config.games,
-        journal.display()
-    );
-
+/// Plays the planned pairs on `plan.threads` workers and returns the server with every
+/// result applied. On an error the run stops (checkpointed, resumable) and nothing is
+/// written to the parameter files.
+fn play(plan: &TunePlan, server: Server) -> Result<Server> {
+    let TunePlan {
+        slots,
+        base,
+        openings,
+        tc,
+        adjudication,
+        threads,
+        hash_mb,
+        ..
+    } = plan;
+    let (tc, threads, hash_mb) = (*tc, *threads, *hash_mb);
+    let pgn_out = &plan.pgn;
     let progress = Progress::new(&server);
     let shared = Mutex::new((server, progress));
     let abort = AtomicBool::new(false);
@@ -255,14 +371,14 @@ pub fn run(args: Args) -> Result<()> {
                     let Some(item) = shared.lock().unwrap().0.next_work() else {
                         break;
                     };
-                    plus.set_params(with_values(&base, &slots, &item.plus()));
-                    minus.set_params(with_values(&base, &slots, &item.minus()));
+                    plus.set_params(with_values(base, slots, &item.plus()));
+                    minus.set_params(with_values(base, slots, &item.minus()));
                     let games = play_pair(
                         &mut plus,
                         &mut minus,
                         &openings[item.opening % openings.len()],
                         tc,
-                        &adjudication,
+                        adjudication,
                     );
                     let penta = pair_score(&games[0], &games[1]) as u8;
                     let wdl = plus_wdl(&games);
@@ -297,12 +413,29 @@ pub fn run(args: Args) -> Result<()> {
         server.checkpoint().ok();
         return Err(e.context(format!(
             "the run stopped; nothing was written to the parameter files (continue with --resume; journal {})",
-            journal.display()
+            plan.run_files.journal.display()
         )));
     }
     server.checkpoint()?;
+    Ok(server)
+}
 
-    let written = match args.output {
+/// Prints and stores the result table, writes the values back and runs the
+/// verification, as planned.
+fn finish(plan: TunePlan, server: Server) -> Result<()> {
+    let TunePlan {
+        mut files,
+        slots,
+        base,
+        run_files,
+        output,
+        write,
+        verify,
+        threads,
+        ..
+    } = plan;
+
+    let written = match output {
         Output::Average => server.average(),
         Output::Last => server.state.theta.clone(),
     };
@@ -311,16 +444,16 @@ pub fn run(args: Args) -> Result<()> {
         .zip(&server.config.params)
         .map(|(v, p)| (v.round() as i32).clamp(p.min, p.max))
         .collect();
-    let table = report::Table::new(&server, &written, args.output);
+    let table = report::Table::new(&server, &written, output);
     println!("{}", table.render());
     table.write_files(&run_files, &server)?;
-    if args.no_write {
+    if !write {
         eprintln!("--no-write: parameter files left as they were");
     } else {
         write_back(&mut files, &slots, &written)?;
         eprintln!(
             "wrote the {} values to {}",
-            match args.output {
+            match output {
                 Output::Average => "averaged",
                 Output::Last => "last",
             },
@@ -331,7 +464,7 @@ pub fn run(args: Args) -> Result<()> {
                 .join(", ")
         );
     }
-    if args.verify {
+    if let Some(verify) = verify {
         let mut start = base.clone();
         for (s, p) in slots.iter().zip(&server.config.params) {
             start
@@ -339,20 +472,18 @@ pub fn run(args: Args) -> Result<()> {
                 .expect("start values come from the files");
         }
         let cfg = &server.config;
-        let verify = crate::matches::VerifyArgs {
+        let plan = VerifyPlan {
             files: cfg.files.clone(),
-            sprt: args.verify_sprt.clone(),
-            model: crate::matches::sprt::Model::Normalized,
-            pairs: args.verify_pairs,
-            concurrency: threads as u64,
-            header: args
-                .header
-                .clone()
-                .unwrap_or_else(|| cfg.files[0].with_extension("frozen.rs")),
+            tuned: with_values(&base, &slots, &written),
+            start,
+            sprt: verify.sprt,
+            pairs: verify.pairs,
+            concurrency: threads,
+            header: verify.header,
             force: false,
             results: None,
             resume: false,
-            games_args: args.games.clone(),
+            games: verify.games,
             provenance: vec![
                 format!(
                     "tuned by: tuner spsa, {} pairs ({} games), {} parameters ({}), seed {}, alpha {} gamma {} A {}, written: {:?}",
@@ -368,13 +499,12 @@ pub fn run(args: Args) -> Result<()> {
                     cfg.hyper.alpha,
                     cfg.hyper.gamma,
                     cfg.hyper.big_a,
-                    args.output
+                    output
                 ),
                 format!("tune games: {}", cfg.games),
             ],
-            baseline: Some(start),
         };
-        crate::matches::verify(verify)?;
+        crate::matches::verify::run_plan(plan)?;
     }
     Ok(())
 }
