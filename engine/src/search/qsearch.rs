@@ -1,6 +1,6 @@
-//! Quiescence search: stand pat, then captures and promotions (from the one
-//! `legal_moves()` call of the move picker), every evasion when in check, losing
-//! captures (SEE < 0) skipped and delta pruning (`qs_delta_margin`).
+//! Quiescence search: stand pat, then captures and promotions (generated alone by
+//! [`crate::movegen`], never the full move list), every evasion when in check,
+//! losing captures (SEE < 0) skipped and delta pruning (`qs_delta_margin`).
 
 use super::movepick::MovePicker;
 use super::see::{captured_value, see};
