@@ -245,66 +245,11 @@ fn last_legal_move_is_noisy(pos: &Chess) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::{Position, START_FEN};
+    use crate::position::Position;
 
-    /// Every position of the perft suite (engine/src/perft.rs) with a depth that
-    /// keeps the walk quick; the bool selects Chess960 castling.
-    const POSITIONS: &[(&str, bool, u32)] = &[
-        (START_FEN, false, 4),
-        (
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            false,
-            3,
-        ),
-        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", false, 4),
-        (
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            false,
-            3,
-        ),
-        (
-            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-            false,
-            3,
-        ),
-        (
-            "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
-            false,
-            3,
-        ),
-        ("3k4/3p4/8/K1P4r/8/8/8/8 b - - 0 1", false, 4),
-        ("8/8/1k6/2b5/2pP4/8/5K2/8 b - d3 0 1", false, 4),
-        ("5k2/8/8/8/8/8/8/4K2R w K - 0 1", false, 4),
-        ("3k4/8/8/8/8/8/8/R3K3 w Q - 0 1", false, 4),
-        ("r3k2r/1b4bq/8/8/8/8/7B/R3K2R w KQkq - 0 1", false, 3),
-        ("r3k2r/8/3Q4/8/8/5q2/8/R3K2R b KQkq - 0 1", false, 3),
-        ("2K2r2/4P3/8/8/8/8/8/3k4 w - - 0 1", false, 4),
-        ("8/8/1P2K3/8/2n5/1q6/8/5k2 b - - 0 1", false, 4),
-        ("4k3/1P6/8/8/8/8/K7/8 w - - 0 1", false, 4),
-        ("8/P1k5/K7/8/8/8/8/8 w - - 0 1", false, 4),
-        ("K1k5/8/P7/8/8/8/8/8 w - - 0 1", false, 4),
-        ("8/k1P5/8/1K6/8/8/8/8 w - - 0 1", false, 4),
-        ("8/8/2k5/5q2/5n2/8/5K2/8 b - - 0 1", false, 4),
-        (
-            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
-            true,
-            3,
-        ),
-    ];
-
-    /// Calls `visit` on every node of the perft tree of every suite position.
+    /// Calls `visit` on every node of the perft suite's trees.
     fn walk(visit: &mut dyn FnMut(&Chess)) {
-        fn go(pos: &Position, depth: u32, visit: &mut dyn FnMut(&Chess)) {
-            visit(pos.board());
-            if depth > 0 {
-                for m in pos.legal_moves() {
-                    go(&pos.play(m), depth - 1, visit);
-                }
-            }
-        }
-        for &(fen, chess960, depth) in POSITIONS {
-            go(&Position::from_fen(fen, chess960).unwrap(), depth, visit);
-        }
+        crate::perft::walk_suite(&|p, m| p.play(m), &mut |p| visit(p.board()));
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //! repetition detection. The search, perft, UCI and the tuner's games all move
 //! pieces through this one path.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use shakmaty::attacks;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
@@ -11,6 +13,8 @@ use shakmaty::{
     Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, MoveList, Piece,
     Position as _, Role, Square,
 };
+
+use crate::eval::S;
 
 /// Why a FEN or a move was refused. The message names what was wrong and what is allowed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -32,11 +36,76 @@ pub enum PositionError {
 
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
-/// A chess position with its Zobrist hash kept up to date on every move.
+/// A chess position with its Zobrist hash kept up to date on every move, and the
+/// material + piece-square sum of the evaluation when moved with [`Position::play_psq`].
 #[derive(Clone, Debug)]
 pub struct Position {
     board: Chess,
     hash: u64,
+    /// Material + piece-square sum (White minus Black) under the table of generation
+    /// `psq_gen`; meaningless when `psq_gen` is 0.
+    psq: S,
+    psq_gen: u32,
+}
+
+// Material + PST, incremental
+//
+// The evaluation's material and piece-square values change only with the pieces a
+// move touches, so copy-make updates their sum on the copied position instead of the
+// evaluation summing ~32 pieces at every call. The values come from the current
+// parameters: the evaluator builds a [`PsqTable`] on every parameter change, each
+// build with a new generation number, and a position's sum is only used under the
+// table generation it was summed with.
+
+/// Source of table generations; 0 is never handed out (it marks "no sum").
+static PSQ_GENERATION: AtomicU32 = AtomicU32::new(1);
+
+/// Signed material + piece-square value of every piece on every square: White's
+/// values as they are, Black's negated and read from the mirrored square, so a
+/// position's sum is White's score minus Black's.
+#[derive(Clone, Debug)]
+pub struct PsqTable {
+    generation: u32,
+    values: [[[S; 64]; 6]; 2],
+}
+
+impl PsqTable {
+    /// Builds the table from White's view: `white(role, square)` for a white piece;
+    /// a black piece on `sq` counts `-white(role, sq mirrored)`.
+    pub fn new(white: impl Fn(Role, Square) -> S) -> Self {
+        let mut values = [[[S::default(); 64]; 6]; 2];
+        for role in Role::ALL {
+            for sq in Square::ALL {
+                values[Color::White as usize][role as usize - 1][sq as usize] = white(role, sq);
+                values[Color::Black as usize][role as usize - 1][sq as usize] =
+                    -white(role, sq.flip_vertical());
+            }
+        }
+        PsqTable {
+            generation: PSQ_GENERATION.fetch_add(1, Ordering::Relaxed),
+            values,
+        }
+    }
+
+    /// Identifies this build of the table (a rebuilt table gets a new one).
+    #[inline(always)]
+    pub fn generation(&self) -> u32 {
+        self.generation
+    }
+
+    #[inline(always)]
+    fn get(&self, color: Color, role: Role, sq: Square) -> S {
+        self.values[color as usize][role as usize - 1][sq as usize]
+    }
+
+    /// The sum over every piece of the board, from scratch.
+    pub fn full_sum(&self, board: &Chess) -> S {
+        let mut sum = S::default();
+        for (sq, piece) in board.board() {
+            sum += self.get(piece.color, piece.role, sq);
+        }
+        sum
+    }
 }
 
 #[inline(always)]
@@ -65,7 +134,12 @@ impl Position {
     /// Wraps a shakmaty position, computing its hash from scratch.
     pub fn from_chess(board: Chess) -> Self {
         let hash = full_hash(&board);
-        Position { board, hash }
+        Position {
+            board,
+            hash,
+            psq: S::default(),
+            psq_gen: 0,
+        }
     }
 
     /// Parses a FEN. `chess960` selects Shredder/X-FEN castling semantics.
@@ -134,6 +208,13 @@ impl Position {
         Fen::from_position(&self.board, EnPassantMode::Legal).to_string()
     }
 
+    /// Material + piece-square sum (White minus Black) under the table `table`, if this
+    /// position carries one for that table (see [`Position::play_psq`]).
+    #[inline(always)]
+    pub fn psq(&self, table: &PsqTable) -> Option<S> {
+        (self.psq_gen == table.generation()).then_some(self.psq)
+    }
+
     /// Copy-make: the position after the legal move `m`, with the hash updated incrementally.
     #[inline]
     pub fn play(&self, m: Move) -> Position {
@@ -142,9 +223,42 @@ impl Position {
         next
     }
 
+    /// [`Position::play`] that also keeps the material + piece-square sum under
+    /// `table`: updated from the moved pieces, or summed from scratch when this
+    /// position has none for `table` (the first move after the root).
+    #[inline]
+    pub fn play_psq(&self, m: Move, table: &PsqTable) -> Position {
+        let mut next = self.clone();
+        if self.psq_gen == table.generation() {
+            next.play_inner(m, Some(table));
+        } else {
+            next.play_inner(m, None);
+            next.psq = table.full_sum(&next.board);
+            next.psq_gen = table.generation();
+        }
+        next
+    }
+
     /// Plays the legal move `m` in place, updating the hash incrementally.
     #[inline]
     pub fn play_in_place(&mut self, m: Move) {
+        self.play_inner(m, None);
+    }
+
+    /// The move with the hash, and with `table` the material + PST sum, updated.
+    #[inline(always)]
+    fn play_inner(&mut self, m: Move, table: Option<&PsqTable>) {
+        let mut psq = self.psq;
+        let mut psq_move = |color: Color, role: Role, from: Option<Square>, to: Option<Square>| {
+            if let Some(t) = table {
+                if let Some(from) = from {
+                    psq -= t.get(color, role, from);
+                }
+                if let Some(to) = to {
+                    psq += t.get(color, role, to);
+                }
+            }
+        };
         let us = self.board.turn();
         let them = !us;
         let mut h = self.hash ^ Zobrist64::zobrist_for_white_turn().0;
@@ -163,16 +277,19 @@ impl Position {
                 h ^= piece_key(from, us, role);
                 if let Some(captured) = capture {
                     h ^= piece_key(to, them, captured);
+                    psq_move(them, captured, Some(to), None);
                 }
-                h ^= piece_key(to, us, promotion.unwrap_or(role));
+                let placed = promotion.unwrap_or(role);
+                h ^= piece_key(to, us, placed);
+                psq_move(us, role, Some(from), None);
+                psq_move(us, placed, None, Some(to));
             }
             Move::EnPassant { from, to } => {
+                let victim = Square::from_coords(to.file(), from.rank());
                 h ^= piece_key(from, us, Role::Pawn) ^ piece_key(to, us, Role::Pawn);
-                h ^= piece_key(
-                    Square::from_coords(to.file(), from.rank()),
-                    them,
-                    Role::Pawn,
-                );
+                h ^= piece_key(victim, them, Role::Pawn);
+                psq_move(us, Role::Pawn, Some(from), Some(to));
+                psq_move(them, Role::Pawn, Some(victim), None);
             }
             Move::Castle { king, rook } => {
                 let side = if rook.file() > king.file() {
@@ -181,17 +298,12 @@ impl Position {
                     CastlingSide::QueenSide
                 };
                 let rank = king.rank();
+                let king_to = Square::from_coords(side.king_to_file(), rank);
+                let rook_to = Square::from_coords(side.rook_to_file(), rank);
                 h ^= piece_key(king, us, Role::King) ^ piece_key(rook, us, Role::Rook);
-                h ^= piece_key(
-                    Square::from_coords(side.king_to_file(), rank),
-                    us,
-                    Role::King,
-                );
-                h ^= piece_key(
-                    Square::from_coords(side.rook_to_file(), rank),
-                    us,
-                    Role::Rook,
-                );
+                h ^= piece_key(king_to, us, Role::King) ^ piece_key(rook_to, us, Role::Rook);
+                psq_move(us, Role::King, Some(king), Some(king_to));
+                psq_move(us, Role::Rook, Some(rook), Some(rook_to));
             }
             Move::Put { .. } => unreachable!("drops do not exist in standard chess"),
         }
@@ -208,6 +320,13 @@ impl Position {
             h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
         }
         self.hash = h;
+        match table {
+            Some(t) => {
+                self.psq = psq;
+                self.psq_gen = t.generation();
+            }
+            None => self.psq_gen = 0,
+        }
     }
 
     /// The position with the side to move passed (null move), or `None` in check.
@@ -220,7 +339,13 @@ impl Position {
         if let Some(ep) = self.board.pseudo_legal_ep_square() {
             h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
         }
-        Some(Position { board, hash: h })
+        // Same pieces: the material + PST sum carries over.
+        Some(Position {
+            board,
+            hash: h,
+            psq: self.psq,
+            psq_gen: self.psq_gen,
+        })
     }
 
     /// Parses a UCI move (`e2e4`, `e7e8q`, castling as king-to-rook in Chess960) and checks it is legal.

@@ -8,9 +8,9 @@
 //! given position: [`Evaluator::coefficients`] returns those per-position counts for
 //! Texel tuning.
 //!
-//! Material and piece-square tables are recomputed on every call rather than
-//! accumulated on make (the position wrapper knows nothing of the evaluation); the
-//! whole evaluation is cheap next to move generation.
+//! Material and piece-square values are summed incrementally by the position
+//! wrapper when the search moves with [`Position::play_psq`] and this evaluator's
+//! [`Evaluator::psq_table`]; other positions are summed here.
 
 pub mod features;
 mod pawns;
@@ -20,7 +20,7 @@ mod tests;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 use crate::params::Params;
-use crate::position::Position;
+use crate::position::{Position, PsqTable};
 use features as f;
 use pawns::{PawnTable, pawn_attacks, relative_rank};
 use shakmaty::attacks::{
@@ -138,6 +138,8 @@ pub struct Evaluator {
     weights: Vec<S>,
     /// Material plus piece-square value of each role on each square (White's view).
     psq: [[S; 64]; 6],
+    /// The same values for the position's incremental sum, rebuilt with `psq`.
+    psq_table: PsqTable,
     scale_opposite_bishops: i32,
     scale_no_pawns: i32,
     pawns: PawnTable,
@@ -165,6 +167,7 @@ impl Evaluator {
         let mut e = Evaluator {
             weights: vec![S::default(); f::COUNT],
             psq: [[S::default(); 64]; 6],
+            psq_table: PsqTable::new(|_, _| S::default()),
             scale_opposite_bishops: 100,
             scale_no_pawns: 100,
             pawns: PawnTable::new(),
@@ -191,6 +194,7 @@ impl Evaluator {
                 self.psq[role][sq] = material + self.weights[f::PST + role * 64 + sq];
             }
         }
+        self.psq_table = PsqTable::new(|role, sq| self.psq[role as usize - 1][sq as usize]);
         self.scale_opposite_bishops = params.scale_opposite_bishops_pct();
         self.scale_no_pawns = params.scale_no_pawns_pct();
         self.pawns.clear();
@@ -198,7 +202,8 @@ impl Evaluator {
 
     /// Score in centipawns from the side to move's point of view.
     pub fn evaluate(&mut self, pos: &Position) -> i32 {
-        let (score, _, _) = self.white_score(pos.board(), &mut NoTrace);
+        let psq = pos.psq(&self.psq_table);
+        let (score, _, _) = self.white_score_psq(pos.board(), psq, &mut NoTrace);
         if pos.turn() == Color::White {
             score
         } else {
@@ -267,17 +272,46 @@ impl Evaluator {
         &self.weights
     }
 
+    /// Material and piece-square values for [`Position::play_psq`], current with the parameters.
+    pub fn psq_table(&self) -> &PsqTable {
+        &self.psq_table
+    }
+
     /// White's score, the phase and the scale (percent).
     fn white_score<T: Tracer>(&mut self, pos: &shakmaty::Chess, t: &mut T) -> (i32, i32, i32) {
+        self.white_score_psq(pos, None, t)
+    }
+
+    /// [`Evaluator::white_score`] given the material + piece-square sum when the
+    /// position kept it incrementally.
+    fn white_score_psq<T: Tracer>(
+        &mut self,
+        pos: &shakmaty::Chess,
+        psq: Option<S>,
+        t: &mut T,
+    ) -> (i32, i32, i32) {
         let board = pos.board();
         let occupied = board.occupied().0;
         let white_pawns = (board.pawns() & board.white()).0;
         let black_pawns = (board.pawns() & board.black()).0;
         let mut score = S::default();
 
-        // Material and piece-square tables
+        // Material and piece-square tables (summed here unless the position kept the
+        // sum; the trace always sums, it needs every piece)
         let mut phase = 0;
+        let incremental = psq.filter(|_| !T::ON);
+        if let Some(sum) = incremental {
+            debug_assert_eq!(
+                sum,
+                self.psq_table.full_sum(pos),
+                "incremental material + PST"
+            );
+            score += sum;
+        }
         for color in Color::ALL {
+            if incremental.is_some() {
+                break;
+            }
             let mut side = S::default();
             for role in Role::ALL {
                 let r = role as usize - 1;

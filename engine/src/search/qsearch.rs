@@ -79,7 +79,7 @@ impl Searcher {
                     continue;
                 }
             }
-            let child = pos.play(m);
+            let child = pos.play_psq(m, self.eval.psq_table());
             self.tt.prefetch(child.hash());
             self.keys.push(pos.hash());
             let score = -self.qsearch(ctx, &child, -beta, -alpha, ply + 1);
