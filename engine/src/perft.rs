@@ -155,6 +155,20 @@ mod tests {
         assert_eq!(roots, SUITE.len(), "only the roots carry no sum");
     }
 
+    /// The child's hash computed from the move alone equals the hash after making it,
+    /// for every move at every perft node.
+    #[test]
+    fn child_hash_equals_the_hash_after_the_move() {
+        let mut moves = 0u64;
+        walk_suite(&|p, m| p.play(m), &mut |pos| {
+            for m in pos.legal_moves() {
+                assert_eq!(pos.child_hash(m), pos.play(m).hash(), "{} {m}", pos.fen());
+                moves += 1;
+            }
+        });
+        assert!(moves > 1_000_000, "{moves}");
+    }
+
     /// A sum kept under an older table is never used once the parameters changed.
     #[test]
     fn material_psq_of_an_older_table_is_ignored() {

@@ -11,7 +11,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
     Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, MoveList, Piece,
-    Position as _, Role, Square,
+    Position as _, Rank, Role, Square,
 };
 
 use crate::eval::S;
@@ -237,6 +237,82 @@ impl Position {
             next.psq_gen = table.generation();
         }
         next
+    }
+
+    /// The hash of the position after the legal move `m`, without making it: lets the
+    /// search prefetch the child's TT bucket while the move is being made.
+    #[inline]
+    pub fn child_hash(&self, m: Move) -> u64 {
+        let us = self.board.turn();
+        let them = !us;
+        let mut h = self.hash ^ Zobrist64::zobrist_for_white_turn().0;
+        if let Some(ep) = self.board.pseudo_legal_ep_square() {
+            h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
+        }
+        // Squares whose castling rook moves or is taken, and whether our king moves.
+        let (touched, king_moves) = match m {
+            Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                promotion,
+            } => {
+                h ^= piece_key(from, us, role) ^ piece_key(to, us, promotion.unwrap_or(role));
+                if let Some(captured) = capture {
+                    h ^= piece_key(to, them, captured);
+                }
+                // A double push leaves an en passant square when an enemy pawn could use it.
+                if role == Role::Pawn && from.distance(to) == 2 {
+                    let ep = Square::from_coords(from.file(), us.fold_wb(Rank::Third, Rank::Sixth));
+                    let board = self.board.board();
+                    if (attacks::pawn_attacks(us, ep) & board.pawns() & board.by_color(them)).any()
+                    {
+                        h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
+                    }
+                }
+                (
+                    Bitboard::from(from) | Bitboard::from(to),
+                    role == Role::King,
+                )
+            }
+            Move::EnPassant { from, to } => {
+                h ^= piece_key(from, us, Role::Pawn) ^ piece_key(to, us, Role::Pawn);
+                h ^= piece_key(
+                    Square::from_coords(to.file(), from.rank()),
+                    them,
+                    Role::Pawn,
+                );
+                (Bitboard(0), false)
+            }
+            Move::Castle { king, rook } => {
+                let side = if rook.file() > king.file() {
+                    CastlingSide::KingSide
+                } else {
+                    CastlingSide::QueenSide
+                };
+                let rank = king.rank();
+                let king_to = Square::from_coords(side.king_to_file(), rank);
+                let rook_to = Square::from_coords(side.rook_to_file(), rank);
+                h ^= piece_key(king, us, Role::King) ^ piece_key(rook, us, Role::Rook);
+                h ^= piece_key(king_to, us, Role::King) ^ piece_key(rook_to, us, Role::Rook);
+                (Bitboard(0), true)
+            }
+            Move::Put { .. } => unreachable!("drops do not exist in standard chess"),
+        };
+        let castles = self.board.castles();
+        if castles.any() {
+            for color in Color::ALL {
+                for side in CastlingSide::ALL {
+                    if let Some(rook) = castles.rook(color, side)
+                        && (touched.contains(rook) || (king_moves && color == us))
+                    {
+                        h ^= Zobrist64::zobrist_for_castling_right(color, side).0;
+                    }
+                }
+            }
+        }
+        h
     }
 
     /// Plays the legal move `m` in place, updating the hash incrementally.

@@ -79,8 +79,10 @@ impl Searcher {
                     continue;
                 }
             }
+            // Prefetch the child's TT bucket before making the move, so the load
+            // overlaps the copy-make.
+            self.tt.prefetch(pos.child_hash(m));
             let child = pos.play_psq(m, self.eval.psq_table());
-            self.tt.prefetch(child.hash());
             self.keys.push(pos.hash());
             let score = -self.qsearch(ctx, &child, -beta, -alpha, ply + 1);
             self.keys.pop();
