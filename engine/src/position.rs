@@ -467,9 +467,15 @@ impl Position {
         if attacks::attacks(to, Piece { color: us, role }, occupied).contains(king) {
             return true;
         }
+        // A discovered check needs one of our sliders on the line through the king and
+        // the origin; most moves fail this cheap test and skip the slider lookups.
+        let our_sliders = board.sliders() & board.by_color(us) & !Bitboard::from(from);
+        if (attacks::ray(king, from) & our_sliders).is_empty() {
+            return false;
+        }
         let sliders = (attacks::bishop_attacks(king, occupied) & board.bishops_and_queens())
             | (attacks::rook_attacks(king, occupied) & board.rooks_and_queens());
-        (sliders & board.by_color(us) & !Bitboard::from(from)).any()
+        (sliders & our_sliders).any()
     }
 
     /// Neither side can ever mate (K vs K, K+minor vs K, same-coloured bishops...).
@@ -651,6 +657,23 @@ mod tests {
                 assert_eq!(p.quiet_gives_check(&m), p.play(m).is_check(), "{fen} {m}");
             }
         }
+        // And every quiet move at every node of the perft suite walk.
+        let (mut quiets, mut checks) = (0u64, 0u64);
+        crate::perft::walk_suite(&|p, m| p.play(m), &mut |p| {
+            for m in p.legal_moves() {
+                if m.is_capture() || m.is_promotion() || m.is_castle() {
+                    continue;
+                }
+                let check = p.play(m).is_check();
+                assert_eq!(p.quiet_gives_check(&m), check, "{} {m}", p.fen());
+                quiets += 1;
+                checks += u64::from(check);
+            }
+        });
+        assert!(
+            quiets > 1_000_000 && checks > 10_000,
+            "{quiets} quiets, {checks} checks"
+        );
     }
 
     #[test]
