@@ -143,6 +143,26 @@ pub struct Evaluator {
     scale_opposite_bishops: i32,
     scale_no_pawns: i32,
     pawns: PawnTable,
+    cache: Vec<CacheEntry>,
+}
+
+// Eval cache
+//
+// A direct-mapped table of recent evaluations keyed by the full Zobrist hash (which
+// determines the board and the side to move). The TT keeps static evaluations too,
+// but loses them when entries are replaced; this small table (fits in L2) catches
+// the re-evaluations of recently seen positions (13% of the calls in `occam bench`).
+// A hit returns exactly what the evaluation would, so the search is unchanged.
+
+/// log2 of the number of entries: 16K entries of 16 bytes = 256 KB.
+const EVAL_CACHE_BITS: u32 = 14;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct CacheEntry {
+    /// Full hash of the position; 0 marks an empty entry (a position hashing to 0 is
+    /// simply never cached).
+    key: u64,
+    score: i32,
 }
 
 /// Per-term breakdown of an evaluation, for the `eval` command and tuning.
@@ -171,6 +191,7 @@ impl Evaluator {
             scale_opposite_bishops: 100,
             scale_no_pawns: 100,
             pawns: PawnTable::new(),
+            cache: vec![CacheEntry::default(); 1 << EVAL_CACHE_BITS],
         };
         e.refresh(params);
         e
@@ -198,17 +219,26 @@ impl Evaluator {
         self.scale_opposite_bishops = params.scale_opposite_bishops_pct();
         self.scale_no_pawns = params.scale_no_pawns_pct();
         self.pawns.clear();
+        self.cache.fill(CacheEntry::default());
     }
 
     /// Score in centipawns from the side to move's point of view.
     pub fn evaluate(&mut self, pos: &Position) -> i32 {
-        let psq = pos.psq(&self.psq_table);
-        let (score, _, _) = self.white_score_psq(pos.board(), psq, &mut NoTrace);
-        if pos.turn() == Color::White {
-            score
-        } else {
-            -score
+        let key = pos.hash();
+        let slot = key as usize & ((1 << EVAL_CACHE_BITS) - 1);
+        let cached = self.cache[slot];
+        if cached.key == key && key != 0 {
+            return cached.score;
         }
+        let psq = pos.psq(&self.psq_table);
+        let (white, _, _) = self.white_score_psq(pos.board(), psq, &mut NoTrace);
+        let score = if pos.turn() == Color::White {
+            white
+        } else {
+            -white
+        };
+        self.cache[slot] = CacheEntry { key, score };
+        score
     }
 
     /// The per-term breakdown printed by the `eval` command.
@@ -592,5 +622,43 @@ impl std::fmt::Display for EvalTrace {
         writeln!(f, "phase {} (24 = opening, 0 = bare kings)", self.phase)?;
         writeln!(f, "scale {}% (drawish endgames below 100)", self.scale)?;
         write!(f, "score {} cp (side to move)", self.score)
+    }
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+    use crate::params::index_of;
+
+    /// Cached evaluations equal fresh ones, also after the parameters changed.
+    #[test]
+    fn eval_cache_returns_what_the_evaluation_would() {
+        let mut params = Params::default();
+        let mut cached = Evaluator::new(&params);
+        let mut positions = Vec::new();
+        crate::perft::walk_suite(&|p, m| p.play(m), &mut |p| {
+            if positions.len() < 20_000 {
+                positions.push(p.clone());
+            }
+        });
+        for round in 0..3 {
+            if round == 2 {
+                params
+                    .set(index_of("material_knight_mg").unwrap(), 400)
+                    .unwrap();
+                cached.refresh(&params);
+            }
+            let mut fresh = Evaluator::new(&params);
+            for p in &positions {
+                // A new evaluator per position would be slow; clearing its cache is the same.
+                fresh.cache.fill(CacheEntry::default());
+                assert_eq!(
+                    cached.evaluate(p),
+                    fresh.evaluate(p),
+                    "round {round} {}",
+                    p.fen()
+                );
+            }
+        }
     }
 }
