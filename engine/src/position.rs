@@ -113,6 +113,21 @@ fn piece_key(sq: Square, color: Color, role: Role) -> u64 {
     Zobrist64::zobrist_for_piece(sq, Piece { color, role }).0
 }
 
+/// Where the king and the rook of a castling move (king takes rook) land.
+#[inline(always)]
+fn castle_targets(king: Square, rook: Square) -> (Square, Square) {
+    let side = if rook.file() > king.file() {
+        CastlingSide::KingSide
+    } else {
+        CastlingSide::QueenSide
+    };
+    let rank = king.rank();
+    (
+        Square::from_coords(side.king_to_file(), rank),
+        Square::from_coords(side.rook_to_file(), rank),
+    )
+}
+
 impl Default for Position {
     fn default() -> Self {
         Position::from_chess(Chess::default())
@@ -228,15 +243,58 @@ impl Position {
     /// position has none for `table` (the first move after the root).
     #[inline]
     pub fn play_psq(&self, m: Move, table: &PsqTable) -> Position {
+        self.play_psq_keyed(m, table, self.child_hash(m))
+    }
+
+    /// [`Position::play_psq`] given `child_hash`, which must be `self.child_hash(m)`
+    /// (already computed to prefetch the child's TT bucket).
+    #[inline]
+    pub fn play_psq_keyed(&self, m: Move, table: &PsqTable, child_hash: u64) -> Position {
+        debug_assert_eq!(child_hash, self.child_hash(m), "child_hash of another move");
         let mut next = self.clone();
-        if self.psq_gen == table.generation() {
-            next.play_inner(m, Some(table));
+        next.board.play_unchecked(m);
+        next.hash = child_hash;
+        next.psq = if self.psq_gen == table.generation() {
+            self.psq + self.psq_delta(m, table)
         } else {
-            next.play_inner(m, None);
-            next.psq = table.full_sum(&next.board);
-            next.psq_gen = table.generation();
-        }
+            table.full_sum(&next.board)
+        };
+        next.psq_gen = table.generation();
         next
+    }
+
+    /// The change of the material + piece-square sum by the legal move `m`.
+    #[inline(always)]
+    fn psq_delta(&self, m: Move, t: &PsqTable) -> S {
+        let us = self.board.turn();
+        match m {
+            Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                promotion,
+            } => {
+                let mut d = t.get(us, promotion.unwrap_or(role), to) - t.get(us, role, from);
+                if let Some(captured) = capture {
+                    d -= t.get(!us, captured, to);
+                }
+                d
+            }
+            Move::EnPassant { from, to } => {
+                let victim = Square::from_coords(to.file(), from.rank());
+                t.get(us, Role::Pawn, to)
+                    - t.get(us, Role::Pawn, from)
+                    - t.get(!us, Role::Pawn, victim)
+            }
+            Move::Castle { king, rook } => {
+                let (king_to, rook_to) = castle_targets(king, rook);
+                t.get(us, Role::King, king_to) - t.get(us, Role::King, king)
+                    + t.get(us, Role::Rook, rook_to)
+                    - t.get(us, Role::Rook, rook)
+            }
+            Move::Put { .. } => unreachable!("drops do not exist in standard chess"),
+        }
     }
 
     /// The hash of the position after the legal move `m`, without making it: lets the
@@ -286,14 +344,7 @@ impl Position {
                 (Bitboard(0), false)
             }
             Move::Castle { king, rook } => {
-                let side = if rook.file() > king.file() {
-                    CastlingSide::KingSide
-                } else {
-                    CastlingSide::QueenSide
-                };
-                let rank = king.rank();
-                let king_to = Square::from_coords(side.king_to_file(), rank);
-                let rook_to = Square::from_coords(side.rook_to_file(), rank);
+                let (king_to, rook_to) = castle_targets(king, rook);
                 h ^= piece_key(king, us, Role::King) ^ piece_key(rook, us, Role::Rook);
                 h ^= piece_key(king_to, us, Role::King) ^ piece_key(rook_to, us, Role::Rook);
                 (Bitboard(0), true)
@@ -315,94 +366,13 @@ impl Position {
         h
     }
 
-    /// Plays the legal move `m` in place, updating the hash incrementally.
+    /// Plays the legal move `m` in place, updating the hash incrementally (the
+    /// material + PST sum is dropped: see [`Position::play_psq`]).
     #[inline]
     pub fn play_in_place(&mut self, m: Move) {
-        self.play_inner(m, None);
-    }
-
-    /// The move with the hash, and with `table` the material + PST sum, updated.
-    #[inline(always)]
-    fn play_inner(&mut self, m: Move, table: Option<&PsqTable>) {
-        let mut psq = self.psq;
-        let mut psq_move = |color: Color, role: Role, from: Option<Square>, to: Option<Square>| {
-            if let Some(t) = table {
-                if let Some(from) = from {
-                    psq -= t.get(color, role, from);
-                }
-                if let Some(to) = to {
-                    psq += t.get(color, role, to);
-                }
-            }
-        };
-        let us = self.board.turn();
-        let them = !us;
-        let mut h = self.hash ^ Zobrist64::zobrist_for_white_turn().0;
-        if let Some(ep) = self.board.pseudo_legal_ep_square() {
-            h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
-        }
-        let castles_before = self.board.castles().clone();
-        match m {
-            Move::Normal {
-                role,
-                from,
-                capture,
-                to,
-                promotion,
-            } => {
-                h ^= piece_key(from, us, role);
-                if let Some(captured) = capture {
-                    h ^= piece_key(to, them, captured);
-                    psq_move(them, captured, Some(to), None);
-                }
-                let placed = promotion.unwrap_or(role);
-                h ^= piece_key(to, us, placed);
-                psq_move(us, role, Some(from), None);
-                psq_move(us, placed, None, Some(to));
-            }
-            Move::EnPassant { from, to } => {
-                let victim = Square::from_coords(to.file(), from.rank());
-                h ^= piece_key(from, us, Role::Pawn) ^ piece_key(to, us, Role::Pawn);
-                h ^= piece_key(victim, them, Role::Pawn);
-                psq_move(us, Role::Pawn, Some(from), Some(to));
-                psq_move(them, Role::Pawn, Some(victim), None);
-            }
-            Move::Castle { king, rook } => {
-                let side = if rook.file() > king.file() {
-                    CastlingSide::KingSide
-                } else {
-                    CastlingSide::QueenSide
-                };
-                let rank = king.rank();
-                let king_to = Square::from_coords(side.king_to_file(), rank);
-                let rook_to = Square::from_coords(side.rook_to_file(), rank);
-                h ^= piece_key(king, us, Role::King) ^ piece_key(rook, us, Role::Rook);
-                h ^= piece_key(king_to, us, Role::King) ^ piece_key(rook_to, us, Role::Rook);
-                psq_move(us, Role::King, Some(king), Some(king_to));
-                psq_move(us, Role::Rook, Some(rook), Some(rook_to));
-            }
-            Move::Put { .. } => unreachable!("drops do not exist in standard chess"),
-        }
+        self.hash = self.child_hash(m);
         self.board.play_unchecked(m);
-        let castles_after = self.board.castles();
-        for color in Color::ALL {
-            for side in CastlingSide::ALL {
-                if castles_before.has(color, side) != castles_after.has(color, side) {
-                    h ^= Zobrist64::zobrist_for_castling_right(color, side).0;
-                }
-            }
-        }
-        if let Some(ep) = self.board.pseudo_legal_ep_square() {
-            h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
-        }
-        self.hash = h;
-        match table {
-            Some(t) => {
-                self.psq = psq;
-                self.psq_gen = t.generation();
-            }
-            None => self.psq_gen = 0,
-        }
+        self.psq_gen = 0;
     }
 
     /// The position with the side to move passed (null move), or `None` in check.

@@ -81,8 +81,9 @@ impl Searcher {
             }
             // Prefetch the child's TT bucket before making the move, so the load
             // overlaps the copy-make.
-            self.tt.prefetch(pos.child_hash(m));
-            let child = pos.play_psq(m, self.eval.psq_table());
+            let key = pos.child_hash(m);
+            self.tt.prefetch(key);
+            let child = pos.play_psq_keyed(m, self.eval.psq_table(), key);
             self.keys.push(pos.hash());
             let score = -self.qsearch(ctx, &child, -beta, -alpha, ply + 1);
             self.keys.pop();
