@@ -660,7 +660,7 @@ impl Searcher {
                     if see(pos, &m, &self.see_values) < pc_beta - static_eval {
                         continue;
                     }
-                    let child = pos.play(m);
+                    let child = pos.play_psq(m, self.eval.psq_table());
                     self.stack[ply].current_move = Some(m);
                     self.keys.push(pos.hash());
                     let mut v = -self.qsearch(ctx, &child, -pc_beta, -pc_beta + 1, ply + 1);
@@ -776,7 +776,7 @@ impl Searcher {
                 }
             }
 
-            let child = pos.play(m);
+            let child = pos.play_psq(m, self.eval.psq_table());
             self.tt.prefetch(child.hash());
             let gives_check = child.is_check();
             let p = &self.params;
