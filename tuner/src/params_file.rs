@@ -28,6 +28,10 @@ pub struct Entry {
     pub r_end: f64,
     pub unit: String,
     pub description: String,
+    /// Which games can measure the parameter: `Some("clock")` for time management;
+    /// absent (or `any`) for every kind of game. The schema allows only these.
+    #[serde(default)]
+    pub measured_by: Option<String>,
 }
 
 #[derive(Deserialize)]

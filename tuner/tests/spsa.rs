@@ -530,3 +530,119 @@ fn verify_gates_the_frozen_header_on_the_sprt() {
     assert!(dir.join("search.spsa.result.json").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The names in `config.params` of a run's result file, and its `left_out` names.
+fn tuned_and_left_out(dir: &Path) -> (Vec<String>, Vec<String>) {
+    let text = std::fs::read_to_string(dir.join("search.spsa.result.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let names = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|p| p["name"].as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    (
+        names(&json["config"]["params"]),
+        names(&json["result"]["left_out"]),
+    )
+}
+
+/// The clock-only parameters of params/search.json (`"measured_by": "clock"`).
+fn clock_only() -> Vec<String> {
+    let text = std::fs::read_to_string(workspace().join("params/search.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["measured_by"] == "clock")
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn fixed_node_games_leave_the_clock_only_parameters_out() {
+    let clock = clock_only();
+    assert!(
+        clock.len() >= 7 && clock.iter().all(|n| n.starts_with("tm_")),
+        "{clock:?}"
+    );
+    let (dir, file) = scratch("clockless");
+    let before = values(&std::fs::read_to_string(&file).unwrap());
+    // The README's main job, on the whole file, at fixed nodes.
+    let out = spsa(&file, &["--pairs", "1", "--threads", "1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let notes: Vec<&str> = err.lines().filter(|l| l.contains("clock-only")).collect();
+    assert_eq!(notes.len(), 1, "{err}");
+    assert!(notes[0].contains("leaving out 7") && notes[0].contains("tm_soft_pct"));
+    let (tuned, left_out) = tuned_and_left_out(&dir);
+    assert!(!tuned.iter().any(|n| clock.contains(n)), "{tuned:?}");
+    assert_eq!(tuned.len(), before.len() - clock.len());
+    assert_eq!(left_out, clock);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("left out (not tuned, values kept): tm_") && table.contains("clock-only"),
+        "{table}"
+    );
+    let after = values(&std::fs::read_to_string(&file).unwrap());
+    for ((name, vb), (_, va)) in before.iter().zip(&after) {
+        if clock.contains(name) {
+            assert_eq!(vb, va, "{name} is clock-only but changed");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn include_clock_params_forces_them_in_with_a_warning() {
+    let (dir, file) = scratch("forceclock");
+    let out = spsa(
+        &file,
+        &[
+            "--pairs",
+            "1",
+            "--threads",
+            "1",
+            "--params",
+            "rfp_margin,tm_*",
+            "--include-clock-params",
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("warning: --include-clock-params") && l.contains("random-walk")),
+        "{err}"
+    );
+    let (tuned, left_out) = tuned_and_left_out(&dir);
+    let mut expected = vec!["rfp_margin".to_string()];
+    expected.extend(clock_only());
+    assert_eq!(tuned, expected);
+    assert!(left_out.is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn only_clock_parameters_in_clockless_games_is_refused() {
+    let (dir, file) = scratch("onlyclock");
+    let before = std::fs::read_to_string(&file).unwrap();
+    for games in [&["--nodes", "300"][..], &["--movetime", "5"][..]] {
+        let mut args = vec!["spsa", file.to_str().unwrap(), "--params", "tm_*"];
+        args.extend_from_slice(games);
+        let out = tuner(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{games:?}");
+        assert!(
+            err.contains("clock-only") && err.contains("--tc") && err.contains("tm_inc_pct"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+        assert!(!dir.join("search.spsa.jsonl").exists());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -33,7 +33,7 @@ use crate::params_file::{ParamFile, load_all};
 use crate::pgn;
 use crate::pgn::PgnWriter;
 use schedule::Hyper;
-use server::{RunConfig, RunFiles, Server, TunedParam, WorkItem};
+use server::{LeftOut, RunConfig, RunFiles, Server, TunedParam, WorkItem};
 
 /// Planned pairs of the default run: about a quarter of an hour on two cores at the
 /// default 8000 nodes per move.
@@ -105,6 +105,12 @@ pub struct Args {
     /// header [default: next to the first file, e.g. params/search.frozen.rs].
     #[arg(long, value_name = "FILE")]
     pub header: Option<PathBuf>,
+    /// Tune the clock-only parameters (`"measured_by": "clock"`: time management, tm_*)
+    /// even in games without a clock (--nodes, --depth, --movetime), which never run
+    /// time management: they can only random-walk. Without this flag they are left out
+    /// of such runs; with --tc they are always tuned.
+    #[arg(long)]
+    pub include_clock_params: bool,
     #[command(flatten)]
     pub games: GameArgs,
 }
@@ -178,7 +184,13 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     for f in &files {
         f.check_known_to_engine()?;
     }
-    let slots = select(&files, &args.params)?;
+    let tc = args.games.time_control()?;
+    let (slots, left_out) = measurable(
+        &files,
+        select(&files, &args.params)?,
+        &tc,
+        args.include_clock_params,
+    )?;
     // A book is sampled at random by --seed unless --book-order says otherwise, and used
     // whole: the run cycles through all of it, not through its first positions.
     args.games.book_order.get_or_insert(BookOrder::Random);
@@ -187,7 +199,6 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     } else {
         None
     };
-    let tc = args.games.time_control()?;
     let adjudication = args.games.adjudication();
 
     // Every parameter starts from its file value; the tuned ones move from there.
@@ -230,6 +241,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
             .as_ref()
             .map_or(args.pairs.min(2000) as usize, Vec::len),
         nonce: 0,
+        left_out,
     };
 
     let server = open_run(&args, config, &run_files)?;
@@ -595,6 +607,65 @@ fn select(files: &[ParamFile], wanted: &[String]) -> Result<Vec<Slot>> {
     Ok(slots)
 }
 
+/// Tune only what the games can measure. Time management (`"measured_by": "clock"`)
+/// runs only on a clock: at fixed nodes or depth it never runs, and at a fixed movetime
+/// the whole time is spent (the soft-limit extensions are capped by it), so a tm_*
+/// value cannot change a single move and SPSA would only random-walk it and write it
+/// back changed. Such parameters are left out, with one line saying so, unless
+/// `include_clock` forces them in (with a warning). Returns the slots to tune and the
+/// ones left out, with the reason.
+fn measurable(
+    files: &[ParamFile],
+    slots: Vec<Slot>,
+    tc: &TimeControl,
+    include_clock: bool,
+) -> Result<(Vec<Slot>, Vec<LeftOut>)> {
+    let games = match tc {
+        TimeControl::Clock { .. } => return Ok((slots, Vec::new())),
+        TimeControl::Nodes(_) => "fixed-node",
+        TimeControl::Depth(_) => "fixed-depth",
+        TimeControl::MoveTime(_) => "fixed-movetime",
+    };
+    let name = |s: &Slot| files[s.file].entries[s.entry].name.clone();
+    let (clock, rest): (Vec<Slot>, Vec<Slot>) = slots
+        .into_iter()
+        .partition(|s| files[s.file].entries[s.entry].measured_by.as_deref() == Some("clock"));
+    if clock.is_empty() {
+        return Ok((rest, Vec::new()));
+    }
+    let names: Vec<String> = clock.iter().map(name).collect();
+    if include_clock {
+        eprintln!(
+            "warning: --include-clock-params: tuning {} clock-only parameters ({}) in {games} games, which never run time management: they can only random-walk",
+            names.len(),
+            names.join(", ")
+        );
+        let mut all: Vec<Slot> = rest.into_iter().chain(clock).collect();
+        all.sort_by_key(|s| (s.file, s.entry));
+        return Ok((all, Vec::new()));
+    }
+    if rest.is_empty() {
+        bail!(
+            "every selected parameter ({}) is clock-only and {games} games cannot measure it: tune it with --tc BASE+INC (or force it with --include-clock-params)",
+            names.join(", ")
+        );
+    }
+    eprintln!(
+        "spsa: leaving out {} clock-only parameters ({}): {games} games never run time management (tune them with --tc; --include-clock-params forces them in)",
+        names.len(),
+        names.join(", ")
+    );
+    let reason = format!("clock-only; {games} games never run time management");
+    let left_out = names
+        .into_iter()
+        .map(|name| LeftOut {
+            name,
+            reason: reason.clone(),
+        })
+        .collect();
+    Ok((rest, left_out))
+}
+
 /// The slots of the parameters a (possibly resumed) run tunes, in its order.
 fn reselect(files: &[ParamFile], config: &RunConfig) -> Result<Vec<Slot>> {
     let names: Vec<String> = config.params.iter().map(|p| p.name.clone()).collect();
@@ -748,5 +819,52 @@ impl Progress {
             "spsa: {games} games in {secs:.1} s ({:.2} games/s)",
             games as f64 / secs.max(1e-3)
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn search_file() -> Vec<ParamFile> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../params/search.json");
+        vec![ParamFile::load(&path).unwrap()]
+    }
+
+    fn tuned(files: &[ParamFile], tc: TimeControl, force: bool) -> (Vec<String>, Vec<String>) {
+        let (slots, left_out) = measurable(files, select(files, &[]).unwrap(), &tc, force).unwrap();
+        (
+            slots
+                .iter()
+                .map(|s| files[s.file].entries[s.entry].name.clone())
+                .collect(),
+            left_out.into_iter().map(|l| l.name).collect(),
+        )
+    }
+
+    #[test]
+    fn only_games_on_a_clock_tune_time_management() {
+        let files = search_file();
+        let all = files[0].entries.len();
+        let clock = TimeControl::Clock {
+            base_ms: 8000,
+            inc_ms: 80,
+        };
+        let (on_clock, none) = tuned(&files, clock, false);
+        assert_eq!((on_clock.len(), none.len()), (all, 0));
+        for tc in [
+            TimeControl::Nodes(8000),
+            TimeControl::Depth(6),
+            TimeControl::MoveTime(100),
+        ] {
+            let (kept, out) = tuned(&files, tc, false);
+            assert_eq!(out.len(), 7, "{tc:?}");
+            assert!(out.iter().all(|n| n.starts_with("tm_")), "{out:?}");
+            assert!(kept.iter().all(|n| !n.starts_with("tm_")), "{kept:?}");
+            assert_eq!(kept.len() + out.len(), all);
+            // Forced in: everything, in file order.
+            let (forced, none) = tuned(&files, tc, true);
+            assert_eq!((&forced, none.len()), (&on_clock, 0));
+        }
     }
 }

@@ -57,6 +57,17 @@ pub struct RunConfig {
     /// have different headers (a checkpoint is bound to its journal's header).
     #[serde(default)]
     pub nonce: u64,
+    /// Parameters of the files that this run does not tune because its games cannot
+    /// measure them (clock-only parameters in fixed-node games), with the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<LeftOut>,
+}
+
+/// A parameter a run leaves out, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LeftOut {
+    pub name: String,
+    pub reason: String,
 }
 
 /// One game pair to play.
@@ -737,6 +748,7 @@ mod tests {
             games: "synthetic".into(),
             openings: 10,
             nonce: 0,
+            left_out: Vec::new(),
         }
     }
 
