@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod eval;
+pub mod genfens;
 pub mod params;
 pub mod perft;
 pub mod position;
