@@ -6,7 +6,9 @@
 //! - `occam <command…>` runs UCI commands given as arguments, then exits once any
 //!   search they started has finished: either one command split over several
 //!   arguments (`occam go perft 4`), or one command per argument when an argument
-//!   holds a space (`occam "position startpos moves e2e4" "go depth 6"`).
+//!   holds a space (`occam "position startpos moves e2e4" "go depth 6"`). OpenBench's
+//!   datagen runs `occam "genfens N seed S book <path|None>" "quit"` this way
+//!   (see [`occam::genfens`]); `quit` waits for the last position.
 
 use std::io::Cursor;
 

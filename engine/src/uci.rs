@@ -2,7 +2,7 @@
 //!
 //! A reader thread turns stdin into lines; the command loop takes lines and "task
 //! finished" messages from one channel and never waits on a search. A search (or
-//! `bench`, `go perft`) runs on a worker thread, taking the [`Searcher`] with it and
+//! `bench`, `go perft`, `genfens`) runs on a worker thread, taking the [`Searcher`] with it and
 //! handing it back when done. While it runs, `isready`, `uci`, `stop`, `ponderhit`
 //! and `quit` are answered at once; commands that change or read the state wait in
 //! a queue and are applied, in order, when it ends (the README has the table). With
@@ -24,6 +24,7 @@ use shakmaty::{Color, File, Move, Position as _, Rank, Square};
 
 use crate::bench;
 use crate::eval::Evaluator;
+use crate::genfens;
 use crate::params::{self, PARAM_SPECS, Params};
 use crate::perft;
 use crate::position::{Game, Position, START_FEN};
@@ -275,6 +276,9 @@ enum Task {
     Search(SearchTask),
     /// `bench` or `go perft`: runs to its end (only `quit` cuts it short).
     Job,
+    /// `genfens`: `stop` ends it after the position it is on; `quit` waits for it
+    /// (OpenBench sends `quit` right after `genfens` and needs every line).
+    Genfens(Arc<Control>),
 }
 
 struct SearchTask {
@@ -307,11 +311,12 @@ const QUEUED_COMMANDS: &[&str] = &[
     "eval",
     "params",
     "bench",
+    "genfens",
 ];
 
 fn unknown_command(command: &str) -> String {
     format!(
-        "unknown command '{command}' (known: uci, isready, ucinewgame, setoption, position, go, stop, ponderhit, quit, d, eval, params, bench)"
+        "unknown command '{command}' (known: uci, isready, ucinewgame, setoption, position, go, stop, ponderhit, quit, d, eval, params, bench, genfens)"
     )
 }
 
@@ -409,6 +414,7 @@ impl Shell {
                 Ok(())
             }
             "bench" => self.cmd_bench(args),
+            "genfens" => self.cmd_genfens(args),
             other => Err(unknown_command(other)),
         };
         if let Err(message) = result {
@@ -421,7 +427,10 @@ impl Shell {
     /// never waits. Returns false on `quit`.
     fn handle_while_busy(&mut self, command: &str, line: &str) -> bool {
         let stopping = matches!(&self.task, Some(Task::Search(s)) if s.stopping);
+        let genfens = matches!(&self.task, Some(Task::Genfens(_)));
         match command {
+            // Waits its turn, never dropped, even when the queue is full.
+            "quit" if genfens => self.queue.push_back(line.to_string()),
             "quit" => {
                 self.quit();
                 return false;
@@ -442,7 +451,7 @@ impl Shell {
         if self.queue.len() >= MAX_QUEUED_COMMANDS {
             let shown: String = line.trim().chars().take(40).collect();
             self.out.error(&format!(
-                "{MAX_QUEUED_COMMANDS} commands already wait for the running search, bench or perft; '{shown}' is dropped (send 'stop' or wait for bestmove)"
+                "{MAX_QUEUED_COMMANDS} commands already wait for the running search, bench, perft or genfens; '{shown}' is dropped (send 'stop' or wait for bestmove)"
             ));
             return;
         }
@@ -452,7 +461,8 @@ impl Shell {
     // --- tasks: start, end, stop ------------------------------------------------------
 
     /// `stop`: a running search is told to stop (its `bestmove` follows when it has);
-    /// a held `bestmove` is sent now. `bench` and `go perft` run to their end.
+    /// a held `bestmove` is sent now; `genfens` ends after the position it is on.
+    /// `bench` and `go perft` run to their end.
     fn stop(&mut self) -> bool {
         match &mut self.task {
             Some(Task::Search(s)) if s.held.is_some() => return self.release_held(),
@@ -460,6 +470,7 @@ impl Shell {
                 s.control.stop.store(true, Ordering::SeqCst);
                 s.stopping = true;
             }
+            Some(Task::Genfens(control)) => control.stop.store(true, Ordering::SeqCst),
             Some(Task::Job) | None => {}
         }
         true
@@ -479,6 +490,7 @@ impl Shell {
 
     /// `quit`: a running search is stopped and its `bestmove` sent before exiting
     /// (waiting at most [`QUIT_GRACE`]); `bench`/`go perft` and queued commands are dropped.
+    /// (During `genfens`, `quit` is queued instead: see [`Shell::handle_while_busy`].)
     fn quit(&mut self) {
         let Some(Task::Search(s)) = self.task.take() else {
             return;
@@ -567,7 +579,7 @@ impl Shell {
                     }
                     return false;
                 }
-                Some(Task::Job) => return false,
+                Some(Task::Job | Task::Genfens(_)) => return false,
             }
         }
     }
@@ -598,6 +610,17 @@ impl Shell {
 
     /// Runs `job` (bench, perft) on a worker thread; its text is printed when it ends.
     fn start_job(&mut self, job: impl FnOnce() -> Result<String, String> + Send + 'static) {
+        self.start_worker(Task::Job, "bench/perft", job);
+    }
+
+    /// Runs `job` on a worker thread as `task`; its text (or its error) is printed when
+    /// it ends. `name` says which command panicked, should one.
+    fn start_worker(
+        &mut self,
+        task: Task,
+        name: &'static str,
+        job: impl FnOnce() -> Result<String, String> + Send + 'static,
+    ) {
         let out = self.out.clone();
         let events = self.sender.clone();
         let spawned = worker_thread("job").spawn(move || {
@@ -608,7 +631,7 @@ impl Shell {
                     String::new()
                 }
                 Err(_) => {
-                    out.error("the bench/perft thread panicked");
+                    out.error(&format!("the {name} thread panicked"));
                     String::new()
                 }
             };
@@ -618,7 +641,7 @@ impl Shell {
             })));
         });
         match spawned {
-            Ok(_) => self.task = Some(Task::Job),
+            Ok(_) => self.task = Some(task),
             Err(e) => self
                 .out
                 .error(&format!("cannot start a worker thread: {e}")),
@@ -918,6 +941,33 @@ impl Shell {
             let mut buffer = Vec::new();
             bench::cli(&args, &params, &mut buffer)?;
             Ok(String::from_utf8_lossy(&buffer).into_owned())
+        });
+        Ok(())
+    }
+
+    /// `genfens N [seed S] [book <path|None>] [extras]`: opening positions for
+    /// OpenBench datagen, one `info string genfens <FEN>` line each, printed as found.
+    /// The arguments are checked now; the book is read on the worker thread.
+    fn cmd_genfens(&mut self, args: &[&str]) -> Result<(), String> {
+        let request = genfens::parse_args(args)?;
+        let params = self.params.clone();
+        let chess960 = self.chess960;
+        let control = Arc::new(Control::default());
+        let job_control = Arc::clone(&control);
+        let out = self.out.clone();
+        self.start_worker(Task::Genfens(control), "genfens", move || {
+            let emitted =
+                genfens::generate(&request, &params, chess960, &job_control, &mut |line| {
+                    out.text(line)
+                })?;
+            Ok(if emitted < request.count {
+                format!(
+                    "info string genfens stopped after {emitted} of {} positions",
+                    request.count
+                )
+            } else {
+                String::new()
+            })
         });
         Ok(())
     }
