@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use occam::Params;
-use occam::params::render;
+use occam_params::render;
 
 use super::runner::{MatchConfig, play_match};
 use super::side::{Field, Side, params_from_files};
@@ -62,7 +62,7 @@ pub fn verify(args: VerifyArgs) -> Result<()> {
     let tuned = params_from_files(&args.files, Field::Value)?;
     let start = match &args.baseline {
         Some(p) => p.clone(),
-        None => params_from_files(&args.files, Field::Default)?,
+        None => params_from_files(&args.files, Field::Start)?,
     };
     let files: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
     if tuned == start {
