@@ -48,8 +48,17 @@ fn main() {
     for p in &params {
         let _ = writeln!(
             out,
-            "    ParamSpec {{ name: {:?}, value: {}, start: {}, min: {}, max: {}, c_end: {:?}, r_end: {:?}, unit: {:?}, description: {:?} }},",
-            p.name, p.value, p.start, p.min, p.max, p.c_end, p.r_end, p.unit, p.description
+            "    ParamSpec {{ name: {:?}, value: {}, start: {}, min: {}, max: {}, c_end: {:?}, r_end: {:?}, unit: {:?}, description: {:?}, measured_by: occam_params::MeasuredBy::{:?} }},",
+            p.name,
+            p.value,
+            p.start,
+            p.min,
+            p.max,
+            p.c_end,
+            p.r_end,
+            p.unit,
+            p.description,
+            p.measured_by
         );
     }
     out.push_str("];\n\n");

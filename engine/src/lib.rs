@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod eval;
+pub mod movegen;
 pub mod params;
 pub mod perft;
 pub mod position;

@@ -22,7 +22,7 @@ fn main() {
         return;
     }
     if args.is_empty() {
-        occam::uci::run(std::io::stdin().lock(), std::io::stdout());
+        occam::uci::run(std::io::BufReader::new(std::io::stdin()), std::io::stdout());
         return;
     }
     let script = if args.len() > 1 && args.iter().any(|a| a.contains(char::is_whitespace)) {

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::{Error, Param, Table};
+use crate::{Error, MeasuredBy, Param, Table};
 
 /// The JSON Schema every parameter file satisfies.
 #[cfg(feature = "schema")]
@@ -36,6 +36,8 @@ struct RawEntry {
     r_end: f64,
     unit: String,
     description: String,
+    #[serde(default)]
+    measured_by: MeasuredBy,
 }
 
 #[derive(Deserialize)]
@@ -155,6 +157,7 @@ impl ParamFile {
                 r_end: raw.r_end,
                 unit: raw.unit,
                 description: raw.description,
+                measured_by: raw.measured_by,
             };
             e.check().map_err(|err| err.within(&shown))?;
             if !seen.insert(e.name.clone()) {
@@ -551,6 +554,7 @@ mod tests {
             r_end: 0.002,
             unit: "cp",
             description: "d",
+            measured_by: MeasuredBy::Any,
         },
         Param {
             name: "razor_max",
@@ -562,6 +566,7 @@ mod tests {
             r_end: 0.002,
             unit: "cp",
             description: "d",
+            measured_by: MeasuredBy::Any,
         },
     ];
 

@@ -19,7 +19,7 @@ mod select;
 #[cfg(feature = "json")]
 mod file;
 
-pub use param::{Error, Param, ParamSpec, Table};
+pub use param::{Error, MeasuredBy, Param, ParamSpec, Table};
 pub use select::Selector;
 
 #[cfg(feature = "json")]

@@ -20,6 +20,21 @@ pub struct Param<S = String> {
     pub r_end: f64,
     pub unit: S,
     pub description: S,
+    /// Which games can measure it (JSON `measured_by`; absent means any).
+    pub measured_by: MeasuredBy,
+}
+
+/// Which games can measure a parameter: SPSA leaves a clock-only one (time
+/// management) out of fixed-node, fixed-depth and fixed-movetime games.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "json", derive(serde::Deserialize))]
+#[cfg_attr(feature = "json", serde(rename_all = "lowercase"))]
+pub enum MeasuredBy {
+    /// Any game: fixed nodes, depth, movetime or a clock.
+    #[default]
+    Any,
+    /// Only games on a clock, where time management runs.
+    Clock,
 }
 
 /// An entry of the engine's compiled table.
@@ -42,6 +57,7 @@ impl<S: AsRef<str>> Param<S> {
             r_end: self.r_end,
             unit: self.unit.as_ref(),
             description: self.description.as_ref(),
+            measured_by: self.measured_by,
         }
     }
 
@@ -137,6 +153,7 @@ mod tests {
             r_end: 0.002,
             unit: "cp",
             description: "d",
+            measured_by: MeasuredBy::Any,
         }
     }
 
