@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use occam::Params;
-use occam::params::render;
+use occam_params::render;
 
 use super::runner::{MatchConfig, play_match};
 use super::side::{Field, Side, params_from_files};
@@ -76,7 +76,7 @@ impl VerifyPlan {
         Ok(VerifyPlan {
             sprt: Sprt::parse(&args.sprt, args.model)?,
             tuned: params_from_files(&args.files, Field::Value)?,
-            start: params_from_files(&args.files, Field::Default)?,
+            start: params_from_files(&args.files, Field::Start)?,
             files: args.files,
             pairs: args.pairs,
             concurrency: args.concurrency as usize,

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use occam::Params;
-use occam::params::{FROZEN, PARAM_SPECS, index_of};
+use occam::params::{FROZEN, PARAM_SPECS};
 use occam::position::Game;
 use shakmaty::Color;
 
@@ -29,7 +29,7 @@ use crate::games::{
 };
 use crate::matches::sprt::{Model, Sprt};
 use crate::matches::verify::VerifyPlan;
-use crate::params_file::{ParamFile, load_all};
+use crate::params_file::{Field, MeasuredBy, ParamFile, Selector, load_all, overlay};
 use crate::pgn;
 use crate::pgn::PgnWriter;
 use schedule::Hyper;
@@ -181,9 +181,6 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
         None
     };
     let files = load_all(&args.files)?;
-    for f in &files {
-        f.check_known_to_engine()?;
-    }
     let tc = args.games.time_control()?;
     let (slots, left_out) = measurable(
         &files,
@@ -203,13 +200,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
 
     // Every parameter starts from its file value; the tuned ones move from there.
     let mut base = Params::default();
-    for f in &files {
-        for e in &f.entries {
-            let i = index_of(&e.name).expect("checked above");
-            base.set(i, e.value)
-                .with_context(|| format!("{}: {}", f.path.display(), e.name))?;
-        }
-    }
+    overlay(&mut base, &files, Field::Value)?;
 
     let journal = args
         .journal
@@ -221,17 +212,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
         files: args.files.clone(),
         params: slots
             .iter()
-            .map(|s| {
-                let e = &files[s.file].entries[s.entry];
-                TunedParam {
-                    name: e.name.clone(),
-                    start: f64::from(e.value),
-                    min: e.min,
-                    max: e.max,
-                    c_end: e.c_end,
-                    r_end: e.r_end,
-                }
-            })
+            .map(|s| TunedParam::from(&files[s.file].entries[s.entry]))
             .collect(),
         hyper: Hyper::new(args.pairs, args.big_a, args.alpha, args.gamma),
         seed: args.games.seed,
@@ -523,57 +504,19 @@ fn finish(plan: TunePlan, server: Server) -> Result<()> {
 
 /// The tuned entries: all of them, or those named by `--params`.
 fn select(files: &[ParamFile], wanted: &[String]) -> Result<Vec<Slot>> {
-    let all: Vec<(usize, usize, &str)> = files
-        .iter()
-        .enumerate()
-        .flat_map(|(fi, f)| {
-            f.entries
-                .iter()
-                .enumerate()
-                .map(move |(ei, e)| (fi, ei, e.name.as_str()))
-        })
-        .collect();
-    let mut chosen: Vec<(usize, usize)> = Vec::new();
-    if wanted.is_empty() {
-        chosen = all.iter().map(|&(f, e, _)| (f, e)).collect();
-    } else {
-        let mut unknown = Vec::new();
-        for w in wanted.iter().map(|w| w.trim()).filter(|w| !w.is_empty()) {
-            let hits: Vec<(usize, usize)> = all
-                .iter()
-                .filter(|(_, _, name)| match w.strip_suffix('*') {
-                    Some(prefix) => name.starts_with(prefix),
-                    None => *name == w,
-                })
-                .map(|&(f, e, _)| (f, e))
-                .collect();
-            if hits.is_empty() {
-                unknown.push(w.to_string());
-            }
-            for h in hits {
-                if !chosen.contains(&h) {
-                    chosen.push(h);
-                }
-            }
-        }
-        if !unknown.is_empty() {
-            let names: Vec<&str> = all.iter().map(|a| a.2).collect();
-            let shown = if names.len() > 40 {
-                format!("{}, … ({} in all)", names[..40].join(", "), names.len())
-            } else {
-                names.join(", ")
-            };
-            bail!(
-                "--params: no parameter named {} in these files; the names are: {shown}",
-                unknown.join(", ")
-            );
-        }
-        chosen.sort();
+    let mut all: Vec<(usize, usize, usize)> = Vec::new(); // (file, entry, engine index)
+    for (fi, f) in files.iter().enumerate() {
+        let indices = f.bind::<Params>()?;
+        all.extend(indices.into_iter().enumerate().map(|(ei, i)| (fi, ei, i)));
     }
+    let names: Vec<&str> = all
+        .iter()
+        .map(|&(f, e, _)| files[f].entries[e].name.as_str())
+        .collect();
+    let chosen = Selector::parse(wanted).pick(&names)?;
     let mut slots = Vec::new();
-    for (file, entry) in chosen {
+    for (file, entry, engine_index) in chosen.into_iter().map(|k| all[k]) {
         let e = &files[file].entries[entry];
-        let engine_index = index_of(&e.name).expect("checked against the engine");
         let spec = &PARAM_SPECS[engine_index];
         if e.min >= e.max {
             bail!(
@@ -629,7 +572,7 @@ fn measurable(
     let name = |s: &Slot| files[s.file].entries[s.entry].name.clone();
     let (clock, rest): (Vec<Slot>, Vec<Slot>) = slots
         .into_iter()
-        .partition(|s| files[s.file].entries[s.entry].measured_by.as_deref() == Some("clock"));
+        .partition(|s| files[s.file].entries[s.entry].measured_by == MeasuredBy::Clock);
     if clock.is_empty() {
         return Ok((rest, Vec::new()));
     }

@@ -40,6 +40,20 @@ pub struct TunedParam {
     pub r_end: f64,
 }
 
+impl From<&occam_params::Param> for TunedParam {
+    /// A file entry as a run tunes it: from its current `value`.
+    fn from(e: &occam_params::Param) -> TunedParam {
+        TunedParam {
+            name: e.name.clone(),
+            start: f64::from(e.value),
+            min: e.min,
+            max: e.max,
+            c_end: e.c_end,
+            r_end: e.r_end,
+        }
+    }
+}
+
 /// What defines a run; stored as the journal's first line and checked on resume.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunConfig {
