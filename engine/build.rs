@@ -7,47 +7,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::{env, fs};
 
-#[path = "src/params/render.rs"]
-#[allow(dead_code)]
-mod render;
+use occam_params::{Param, ParamFile, render};
 
-struct Param {
-    group: String,
-    name: String,
-    value: i32,
-    default: i32,
-    min: i32,
-    max: i32,
-    c_end: f64,
-    r_end: f64,
-    unit: String,
-    description: String,
-}
-
-fn int(v: &serde_json::Value, file: &Path, name: &str, key: &str) -> i32 {
-    v.get(key)
-        .and_then(|x| x.as_i64())
-        .and_then(|x| i32::try_from(x).ok())
-        .unwrap_or_else(|| {
-            panic!(
-                "{}: parameter {name}: `{key}` must be a 32-bit integer",
-                file.display()
-            )
-        })
-}
-
-fn text(v: &serde_json::Value, file: &Path, name: &str, key: &str) -> String {
-    v.get(key)
-        .and_then(|x| x.as_str())
-        .unwrap_or_else(|| {
-            panic!(
-                "{}: parameter {name}: `{key}` must be a string",
-                file.display()
-            )
-        })
-        .to_string()
-}
-
+/// Every parameter file at the top of `params/`, in file-name order, checked; the
+/// name of each entry unique over all of them.
 fn load(dir: &Path) -> Vec<Param> {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .expect("params/ directory")
@@ -55,41 +18,14 @@ fn load(dir: &Path) -> Vec<Param> {
         .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.ends_with("schema.json"))
         .collect();
     files.sort();
-    let mut params = Vec::new();
-    for file in files {
+    for file in &files {
         println!("cargo:rerun-if-changed={}", file.display());
-        let doc: serde_json::Value = serde_json::from_str(&fs::read_to_string(&file).unwrap())
-            .unwrap_or_else(|e| panic!("{}: not valid JSON: {e}", file.display()));
-        let group = doc["group"].as_str().expect("`group` string").to_string();
-        for v in doc["params"].as_array().expect("`params` array") {
-            let name = text(v, &file, "?", "name");
-            let p = Param {
-                group: group.clone(),
-                value: int(v, &file, &name, "value"),
-                default: int(v, &file, &name, "default"),
-                min: int(v, &file, &name, "min"),
-                max: int(v, &file, &name, "max"),
-                c_end: v["c_end"].as_f64().expect("c_end number"),
-                r_end: v["r_end"].as_f64().expect("r_end number"),
-                unit: text(v, &file, &name, "unit"),
-                description: text(v, &file, &name, "description"),
-                name,
-            };
-            assert!(
-                p.min <= p.value && p.value <= p.max && p.min <= p.default && p.default <= p.max,
-                "{}: parameter {}: value and default must lie within [min, max]",
-                file.display(),
-                p.name
-            );
-            assert!(
-                !params.iter().any(|q: &Param| q.name == p.name),
-                "parameter {} is declared twice",
-                p.name
-            );
-            params.push(p);
-        }
     }
-    params
+    let loaded = occam_params::load_all(&files).unwrap_or_else(|e| panic!("{e}"));
+    for note in loaded.iter().filter_map(ParamFile::deprecation) {
+        println!("cargo:warning={note}");
+    }
+    loaded.into_iter().flat_map(|f| f.entries).collect()
 }
 
 fn main() {
@@ -107,22 +43,22 @@ fn main() {
         params.len()
     );
 
-    out.push_str("/// Every parameter's name, group, bounds and SPSA constants, in file order.\n");
+    out.push_str("/// Every parameter's name, values, bounds and SPSA constants, in file order.\n");
     out.push_str("pub static PARAM_SPECS: [ParamSpec; PARAM_COUNT] = [\n");
     for p in &params {
         let _ = writeln!(
             out,
-            "    ParamSpec {{ name: {:?}, group: {:?}, value: {}, default: {}, min: {}, max: {}, c_end: {:?}, r_end: {:?}, unit: {:?}, description: {:?} }},",
+            "    ParamSpec {{ name: {:?}, value: {}, start: {}, min: {}, max: {}, c_end: {:?}, r_end: {:?}, unit: {:?}, description: {:?}, measured_by: occam_params::MeasuredBy::{:?} }},",
             p.name,
-            p.group,
             p.value,
-            p.default,
+            p.start,
             p.min,
             p.max,
             p.c_end,
             p.r_end,
             p.unit,
-            p.description
+            p.description,
+            p.measured_by
         );
     }
     out.push_str("];\n\n");
@@ -176,26 +112,12 @@ fn main() {
     }
     out.push_str("}\n");
 
-    let entries: Vec<render::Entry> = params
-        .iter()
-        .map(|p| render::Entry {
-            name: &p.name,
-            value: p.value,
-            min: p.min,
-            max: p.max,
-            c_end: p.c_end,
-            r_end: p.r_end,
-            unit: &p.unit,
-            description: &p.description,
-        })
-        .collect();
     let frozen_module = render::rust_consts(
-        &entries,
+        &params,
         &["Built by engine/build.rs with the `frozen` feature.".to_string()],
     );
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
     fs::write(out_dir.join("params_generated.rs"), out).unwrap();
     fs::write(out_dir.join("params_frozen.rs"), frozen_module).unwrap();
-    println!("cargo:rerun-if-changed=src/params/render.rs");
     println!("cargo:rerun-if-changed=build.rs");
 }

@@ -133,7 +133,7 @@ params = []
 
 def add(name, value, lo, hi, c_end, unit, desc, material=False):
     assert lo <= value <= hi and lo <= 0 <= hi or material, name
-    params.append({"name": name, "value": value, "default": value, "min": lo, "max": hi,
+    params.append({"name": name, "value": value, "start": value, "min": lo, "max": hi,
                    "c_end": c_end, "r_end": 0.002, "unit": unit, "description": desc})
 
 
@@ -250,6 +250,6 @@ for p in mo["params"]:
     if p["name"].startswith("material_"):
         continue
     v = 100 if p["name"].startswith("scale_") else 0
-    p["value"] = p["default"] = v
+    p["value"] = p["start"] = v
 dump(os.path.join(ROOT, "params/variants/material_only.json"), mo)
 print(len(params), "parameters")

@@ -119,9 +119,8 @@ pub fn perft_rate() -> u64 {
     (nodes as f64 / secs) as u64
 }
 
-/// `bench [depth] [--stats]`, from the command line or the UCI loop. The last line
-/// written is always `<nodes> nodes <nps> nps` (OpenBench convention).
-pub fn cli(args: &[String], params: &Params, out: &mut dyn Write) -> Result<(), String> {
+/// The `(depth, --stats)` of `bench [depth] [--stats]`, checked before any work starts.
+pub fn parse_args(args: &[String]) -> Result<(u32, bool), String> {
     let mut depth = DEFAULT_DEPTH;
     let mut stats = false;
     for a in args {
@@ -136,6 +135,13 @@ pub fn cli(args: &[String], params: &Params, out: &mut dyn Write) -> Result<(), 
             }
         }
     }
+    Ok((depth, stats))
+}
+
+/// `bench [depth] [--stats]`, from the command line or the UCI loop. The last line
+/// written is always `<nodes> nodes <nps> nps` (OpenBench convention).
+pub fn cli(args: &[String], params: &Params, out: &mut dyn Write) -> Result<(), String> {
+    let (depth, stats) = parse_args(args)?;
     let (nodes, nps, search_stats) = run_with_stats(params, depth);
     let io = |e: std::io::Error| e.to_string();
     if stats {

@@ -7,6 +7,8 @@
 
 pub mod bench;
 pub mod eval;
+pub mod genfens;
+pub mod movegen;
 pub mod params;
 pub mod perft;
 pub mod position;

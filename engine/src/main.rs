@@ -6,7 +6,9 @@
 //! - `occam <command…>` runs UCI commands given as arguments, then exits once any
 //!   search they started has finished: either one command split over several
 //!   arguments (`occam go perft 4`), or one command per argument when an argument
-//!   holds a space (`occam "position startpos moves e2e4" "go depth 6"`).
+//!   holds a space (`occam "position startpos moves e2e4" "go depth 6"`). OpenBench's
+//!   datagen runs `occam "genfens N seed S book <path|None>" "quit"` this way
+//!   (see [`occam::genfens`]); `quit` waits for the last position.
 
 use std::io::Cursor;
 
@@ -22,7 +24,7 @@ fn main() {
         return;
     }
     if args.is_empty() {
-        occam::uci::run(std::io::stdin().lock(), std::io::stdout());
+        occam::uci::run(std::io::BufReader::new(std::io::stdin()), std::io::stdout());
         return;
     }
     let script = if args.len() > 1 && args.iter().any(|a| a.contains(char::is_whitespace)) {

@@ -43,9 +43,163 @@ pub fn divide(pos: &Position, depth: u32) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// The perft suite's positions (FEN, Chess960) with a depth that keeps a walk over
+/// every node quick, for tests that check something at every node.
+#[cfg(test)]
+pub(crate) const SUITE: &[(&str, bool, u32)] = &[
+    (crate::position::START_FEN, false, 4),
+    (
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        false,
+        3,
+    ),
+    ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", false, 4),
+    (
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        false,
+        3,
+    ),
+    (
+        "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        false,
+        3,
+    ),
+    (
+        "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+        false,
+        3,
+    ),
+    ("3k4/3p4/8/K1P4r/8/8/8/8 b - - 0 1", false, 4),
+    ("8/8/1k6/2b5/2pP4/8/5K2/8 b - d3 0 1", false, 4),
+    ("5k2/8/8/8/8/8/8/4K2R w K - 0 1", false, 4),
+    ("3k4/8/8/8/8/8/8/R3K3 w Q - 0 1", false, 4),
+    ("r3k2r/1b4bq/8/8/8/8/7B/R3K2R w KQkq - 0 1", false, 3),
+    ("r3k2r/8/3Q4/8/8/5q2/8/R3K2R b KQkq - 0 1", false, 3),
+    ("2K2r2/4P3/8/8/8/8/8/3k4 w - - 0 1", false, 4),
+    ("8/8/1P2K3/8/2n5/1q6/8/5k2 b - - 0 1", false, 4),
+    ("4k3/1P6/8/8/8/8/K7/8 w - - 0 1", false, 4),
+    ("8/P1k5/K7/8/8/8/8/8 w - - 0 1", false, 4),
+    ("K1k5/8/P7/8/8/8/8/8 w - - 0 1", false, 4),
+    ("8/k1P5/8/1K6/8/8/8/8 w - - 0 1", false, 4),
+    ("8/8/2k5/5q2/5n2/8/5K2/8 b - - 0 1", false, 4),
+    (
+        "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+        true,
+        3,
+    ),
+];
+
+/// Calls `visit` on every node of the perft tree of every [`SUITE`] position, the
+/// positions made by `play(parent, move)`.
+#[cfg(test)]
+pub(crate) fn walk_suite(
+    play: &dyn Fn(&Position, shakmaty::Move) -> Position,
+    visit: &mut dyn FnMut(&Position),
+) {
+    fn go(
+        pos: &Position,
+        depth: u32,
+        play: &dyn Fn(&Position, shakmaty::Move) -> Position,
+        visit: &mut dyn FnMut(&Position),
+    ) {
+        visit(pos);
+        if depth > 0 {
+            for m in pos.legal_moves() {
+                go(&play(pos, m), depth - 1, play, visit);
+            }
+        }
+    }
+    for &(fen, chess960, depth) in SUITE {
+        go(
+            &Position::from_fen(fen, chess960).unwrap(),
+            depth,
+            play,
+            visit,
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::Evaluator;
+    use crate::params::{Params, index_of};
+    use shakmaty::Position as _;
+
+    /// The incremental material + PST sum equals the sum from scratch at every perft
+    /// node, and the evaluation with it equals the evaluation without it.
+    #[test]
+    fn incremental_material_psq_matches_full_recompute() {
+        let mut params = Params::default();
+        // Break the symmetry of the default tables so a mirroring slip shows.
+        params
+            .set(index_of("pst_knight_mg_a1").unwrap(), 77)
+            .unwrap();
+        params
+            .set(index_of("pst_king_eg_g8").unwrap(), -55)
+            .unwrap();
+        let mut eval = Evaluator::new(&params);
+        let table = eval.psq_table().clone();
+        let (mut nodes, mut roots) = (0u64, 0);
+        walk_suite(&|p, m| p.play_psq(m, &table), &mut |pos| {
+            match pos.psq(&table) {
+                Some(sum) => assert_eq!(sum, table.full_sum(pos.board()), "{}", pos.fen()),
+                None => roots += 1,
+            }
+            if nodes % 7 == 0 {
+                let plain = Position::from_chess(pos.board().clone());
+                assert_eq!(eval.evaluate(pos), eval.evaluate(&plain), "{}", pos.fen());
+            }
+            nodes += 1;
+        });
+        assert!(nodes > 100_000, "{nodes}");
+        assert_eq!(roots, SUITE.len(), "only the roots carry no sum");
+    }
+
+    /// The child's hash computed from the move alone (which `play` also uses) equals
+    /// the hash of the child from scratch, for every move at every perft node.
+    #[test]
+    fn child_hash_equals_the_full_hash_after_the_move() {
+        let mut moves = 0u64;
+        walk_suite(&|p, m| p.play(m), &mut |pos| {
+            for m in pos.legal_moves() {
+                let mut child = pos.board().clone();
+                child.play_unchecked(m);
+                assert_eq!(pos.child_hash(m), full_hash(&child), "{} {m}", pos.fen());
+                moves += 1;
+            }
+        });
+        assert!(moves > 1_000_000, "{moves}");
+    }
+
+    /// A sum kept under an older table is never used once the parameters changed.
+    #[test]
+    fn material_psq_of_an_older_table_is_ignored() {
+        let mut eval = Evaluator::new(&Params::default());
+        let root = Position::startpos();
+        let pos = root.play_psq(root.parse_uci_move("g1f3").unwrap(), eval.psq_table());
+        assert!(pos.psq(eval.psq_table()).is_some());
+        let before = eval.evaluate(&pos);
+        let mut params = Params::default();
+        params
+            .set(index_of("pst_knight_mg_f3").unwrap(), 290)
+            .unwrap();
+        eval.refresh(&params);
+        assert_eq!(pos.psq(eval.psq_table()), None);
+        let after = eval.evaluate(&pos);
+        assert_eq!(
+            after,
+            eval.evaluate(&Position::from_chess(pos.board().clone()))
+        );
+        assert!(
+            after < before,
+            "the white knight on f3 is worth more: {after} vs {before}"
+        );
+        // The null move keeps the pieces and so the sum.
+        let fresh = root.play_psq(root.parse_uci_move("g1f3").unwrap(), eval.psq_table());
+        let null = fresh.play_null().unwrap();
+        assert_eq!(null.psq(eval.psq_table()), fresh.psq(eval.psq_table()));
+    }
 
     fn check(fen: &str, chess960: bool, counts: &[u64], hashed_depth: u32) {
         let pos = Position::from_fen(fen, chess960).unwrap();

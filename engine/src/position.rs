@@ -3,14 +3,18 @@
 //! repetition detection. The search, perft, UCI and the tuner's games all move
 //! pieces through this one path.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use shakmaty::attacks;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
     Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, MoveList, Piece,
-    Position as _, Role, Square,
+    Position as _, Rank, Role, Square,
 };
+
+use crate::eval::S;
 
 /// Why a FEN or a move was refused. The message names what was wrong and what is allowed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -32,16 +36,96 @@ pub enum PositionError {
 
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
-/// A chess position with its Zobrist hash kept up to date on every move.
+/// A chess position with its Zobrist hash kept up to date on every move, and the
+/// material + piece-square sum of the evaluation when moved with [`Position::play_psq`].
 #[derive(Clone, Debug)]
 pub struct Position {
     board: Chess,
     hash: u64,
+    /// Material + piece-square sum (White minus Black) under the table of generation
+    /// `psq_gen`; meaningless when `psq_gen` is 0.
+    psq: S,
+    psq_gen: u32,
+}
+
+// Material + PST, incremental
+//
+// The evaluation's material and piece-square values change only with the pieces a
+// move touches, so copy-make updates their sum on the copied position instead of the
+// evaluation summing ~32 pieces at every call. The values come from the current
+// parameters: the evaluator builds a [`PsqTable`] on every parameter change, each
+// build with a new generation number, and a position's sum is only used under the
+// table generation it was summed with.
+
+/// Source of table generations; 0 is never handed out (it marks "no sum").
+static PSQ_GENERATION: AtomicU32 = AtomicU32::new(1);
+
+/// Signed material + piece-square value of every piece on every square: White's
+/// values as they are, Black's negated and read from the mirrored square, so a
+/// position's sum is White's score minus Black's.
+#[derive(Clone, Debug)]
+pub struct PsqTable {
+    generation: u32,
+    values: [[[S; 64]; 6]; 2],
+}
+
+impl PsqTable {
+    /// Builds the table from White's view: `white(role, square)` for a white piece;
+    /// a black piece on `sq` counts `-white(role, sq mirrored)`.
+    pub fn new(white: impl Fn(Role, Square) -> S) -> Self {
+        let mut values = [[[S::default(); 64]; 6]; 2];
+        for role in Role::ALL {
+            for sq in Square::ALL {
+                values[Color::White as usize][role as usize - 1][sq as usize] = white(role, sq);
+                values[Color::Black as usize][role as usize - 1][sq as usize] =
+                    -white(role, sq.flip_vertical());
+            }
+        }
+        PsqTable {
+            generation: PSQ_GENERATION.fetch_add(1, Ordering::Relaxed),
+            values,
+        }
+    }
+
+    /// Identifies this build of the table (a rebuilt table gets a new one).
+    #[inline(always)]
+    pub fn generation(&self) -> u32 {
+        self.generation
+    }
+
+    #[inline(always)]
+    fn get(&self, color: Color, role: Role, sq: Square) -> S {
+        self.values[color as usize][role as usize - 1][sq as usize]
+    }
+
+    /// The sum over every piece of the board, from scratch.
+    pub fn full_sum(&self, board: &Chess) -> S {
+        let mut sum = S::default();
+        for (sq, piece) in board.board() {
+            sum += self.get(piece.color, piece.role, sq);
+        }
+        sum
+    }
 }
 
 #[inline(always)]
 fn piece_key(sq: Square, color: Color, role: Role) -> u64 {
     Zobrist64::zobrist_for_piece(sq, Piece { color, role }).0
+}
+
+/// Where the king and the rook of a castling move (king takes rook) land.
+#[inline(always)]
+fn castle_targets(king: Square, rook: Square) -> (Square, Square) {
+    let side = if rook.file() > king.file() {
+        CastlingSide::KingSide
+    } else {
+        CastlingSide::QueenSide
+    };
+    let rank = king.rank();
+    (
+        Square::from_coords(side.king_to_file(), rank),
+        Square::from_coords(side.rook_to_file(), rank),
+    )
 }
 
 impl Default for Position {
@@ -65,7 +149,12 @@ impl Position {
     /// Wraps a shakmaty position, computing its hash from scratch.
     pub fn from_chess(board: Chess) -> Self {
         let hash = full_hash(&board);
-        Position { board, hash }
+        Position {
+            board,
+            hash,
+            psq: S::default(),
+            psq_gen: 0,
+        }
     }
 
     /// Parses a FEN. `chess960` selects Shredder/X-FEN castling semantics.
@@ -134,6 +223,13 @@ impl Position {
         Fen::from_position(&self.board, EnPassantMode::Legal).to_string()
     }
 
+    /// Material + piece-square sum (White minus Black) under the table `table`, if this
+    /// position carries one for that table (see [`Position::play_psq`]).
+    #[inline(always)]
+    pub fn psq(&self, table: &PsqTable) -> Option<S> {
+        (self.psq_gen == table.generation()).then_some(self.psq)
+    }
+
     /// Copy-make: the position after the legal move `m`, with the hash updated incrementally.
     #[inline]
     pub fn play(&self, m: Move) -> Position {
@@ -142,16 +238,35 @@ impl Position {
         next
     }
 
-    /// Plays the legal move `m` in place, updating the hash incrementally.
+    /// [`Position::play`] that also keeps the material + piece-square sum under
+    /// `table`: updated from the moved pieces, or summed from scratch when this
+    /// position has none for `table` (the first move after the root).
     #[inline]
-    pub fn play_in_place(&mut self, m: Move) {
+    pub fn play_psq(&self, m: Move, table: &PsqTable) -> Position {
+        self.play_psq_keyed(m, table, self.child_hash(m))
+    }
+
+    /// [`Position::play_psq`] given `child_hash`, which must be `self.child_hash(m)`
+    /// (already computed to prefetch the child's TT bucket).
+    #[inline]
+    pub fn play_psq_keyed(&self, m: Move, table: &PsqTable, child_hash: u64) -> Position {
+        debug_assert_eq!(child_hash, self.child_hash(m), "child_hash of another move");
+        let mut next = self.clone();
+        next.board.play_unchecked(m);
+        next.hash = child_hash;
+        next.psq = if self.psq_gen == table.generation() {
+            self.psq + self.psq_delta(m, table)
+        } else {
+            table.full_sum(&next.board)
+        };
+        next.psq_gen = table.generation();
+        next
+    }
+
+    /// The change of the material + piece-square sum by the legal move `m`.
+    #[inline(always)]
+    fn psq_delta(&self, m: Move, t: &PsqTable) -> S {
         let us = self.board.turn();
-        let them = !us;
-        let mut h = self.hash ^ Zobrist64::zobrist_for_white_turn().0;
-        if let Some(ep) = self.board.pseudo_legal_ep_square() {
-            h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
-        }
-        let castles_before = self.board.castles().clone();
         match m {
             Move::Normal {
                 role,
@@ -160,11 +275,64 @@ impl Position {
                 to,
                 promotion,
             } => {
-                h ^= piece_key(from, us, role);
+                let mut d = t.get(us, promotion.unwrap_or(role), to) - t.get(us, role, from);
+                if let Some(captured) = capture {
+                    d -= t.get(!us, captured, to);
+                }
+                d
+            }
+            Move::EnPassant { from, to } => {
+                let victim = Square::from_coords(to.file(), from.rank());
+                t.get(us, Role::Pawn, to)
+                    - t.get(us, Role::Pawn, from)
+                    - t.get(!us, Role::Pawn, victim)
+            }
+            Move::Castle { king, rook } => {
+                let (king_to, rook_to) = castle_targets(king, rook);
+                t.get(us, Role::King, king_to) - t.get(us, Role::King, king)
+                    + t.get(us, Role::Rook, rook_to)
+                    - t.get(us, Role::Rook, rook)
+            }
+            Move::Put { .. } => unreachable!("drops do not exist in standard chess"),
+        }
+    }
+
+    /// The hash of the position after the legal move `m`, without making it: lets the
+    /// search prefetch the child's TT bucket while the move is being made.
+    #[inline]
+    pub fn child_hash(&self, m: Move) -> u64 {
+        let us = self.board.turn();
+        let them = !us;
+        let mut h = self.hash ^ Zobrist64::zobrist_for_white_turn().0;
+        if let Some(ep) = self.board.pseudo_legal_ep_square() {
+            h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
+        }
+        // Squares whose castling rook moves or is taken, and whether our king moves.
+        let (touched, king_moves) = match m {
+            Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                promotion,
+            } => {
+                h ^= piece_key(from, us, role) ^ piece_key(to, us, promotion.unwrap_or(role));
                 if let Some(captured) = capture {
                     h ^= piece_key(to, them, captured);
                 }
-                h ^= piece_key(to, us, promotion.unwrap_or(role));
+                // A double push leaves an en passant square when an enemy pawn could use it.
+                if role == Role::Pawn && from.distance(to) == 2 {
+                    let ep = Square::from_coords(from.file(), us.fold_wb(Rank::Third, Rank::Sixth));
+                    let board = self.board.board();
+                    if (attacks::pawn_attacks(us, ep) & board.pawns() & board.by_color(them)).any()
+                    {
+                        h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
+                    }
+                }
+                (
+                    Bitboard::from(from) | Bitboard::from(to),
+                    role == Role::King,
+                )
             }
             Move::EnPassant { from, to } => {
                 h ^= piece_key(from, us, Role::Pawn) ^ piece_key(to, us, Role::Pawn);
@@ -173,41 +341,38 @@ impl Position {
                     them,
                     Role::Pawn,
                 );
+                (Bitboard(0), false)
             }
             Move::Castle { king, rook } => {
-                let side = if rook.file() > king.file() {
-                    CastlingSide::KingSide
-                } else {
-                    CastlingSide::QueenSide
-                };
-                let rank = king.rank();
+                let (king_to, rook_to) = castle_targets(king, rook);
                 h ^= piece_key(king, us, Role::King) ^ piece_key(rook, us, Role::Rook);
-                h ^= piece_key(
-                    Square::from_coords(side.king_to_file(), rank),
-                    us,
-                    Role::King,
-                );
-                h ^= piece_key(
-                    Square::from_coords(side.rook_to_file(), rank),
-                    us,
-                    Role::Rook,
-                );
+                h ^= piece_key(king_to, us, Role::King) ^ piece_key(rook_to, us, Role::Rook);
+                (Bitboard(0), true)
             }
             Move::Put { .. } => unreachable!("drops do not exist in standard chess"),
-        }
-        self.board.play_unchecked(m);
-        let castles_after = self.board.castles();
-        for color in Color::ALL {
-            for side in CastlingSide::ALL {
-                if castles_before.has(color, side) != castles_after.has(color, side) {
-                    h ^= Zobrist64::zobrist_for_castling_right(color, side).0;
+        };
+        let castles = self.board.castles();
+        if castles.any() {
+            for color in Color::ALL {
+                for side in CastlingSide::ALL {
+                    if let Some(rook) = castles.rook(color, side)
+                        && (touched.contains(rook) || (king_moves && color == us))
+                    {
+                        h ^= Zobrist64::zobrist_for_castling_right(color, side).0;
+                    }
                 }
             }
         }
-        if let Some(ep) = self.board.pseudo_legal_ep_square() {
-            h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
-        }
-        self.hash = h;
+        h
+    }
+
+    /// Plays the legal move `m` in place, updating the hash incrementally (the
+    /// material + PST sum is dropped: see [`Position::play_psq`]).
+    #[inline]
+    pub fn play_in_place(&mut self, m: Move) {
+        self.hash = self.child_hash(m);
+        self.board.play_unchecked(m);
+        self.psq_gen = 0;
     }
 
     /// The position with the side to move passed (null move), or `None` in check.
@@ -220,7 +385,13 @@ impl Position {
         if let Some(ep) = self.board.pseudo_legal_ep_square() {
             h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
         }
-        Some(Position { board, hash: h })
+        // Same pieces: the material + PST sum carries over.
+        Some(Position {
+            board,
+            hash: h,
+            psq: self.psq,
+            psq_gen: self.psq_gen,
+        })
     }
 
     /// Parses a UCI move (`e2e4`, `e7e8q`, castling as king-to-rook in Chess960) and checks it is legal.
@@ -266,9 +437,15 @@ impl Position {
         if attacks::attacks(to, Piece { color: us, role }, occupied).contains(king) {
             return true;
         }
+        // A discovered check needs one of our sliders on the line through the king and
+        // the origin; most moves fail this cheap test and skip the slider lookups.
+        let our_sliders = board.sliders() & board.by_color(us) & !Bitboard::from(from);
+        if (attacks::ray(king, from) & our_sliders).is_empty() {
+            return false;
+        }
         let sliders = (attacks::bishop_attacks(king, occupied) & board.bishops_and_queens())
             | (attacks::rook_attacks(king, occupied) & board.rooks_and_queens());
-        (sliders & board.by_color(us) & !Bitboard::from(from)).any()
+        (sliders & our_sliders).any()
     }
 
     /// Neither side can ever mate (K vs K, K+minor vs K, same-coloured bishops...).
@@ -450,6 +627,23 @@ mod tests {
                 assert_eq!(p.quiet_gives_check(&m), p.play(m).is_check(), "{fen} {m}");
             }
         }
+        // And every quiet move at every node of the perft suite walk.
+        let (mut quiets, mut checks) = (0u64, 0u64);
+        crate::perft::walk_suite(&|p, m| p.play(m), &mut |p| {
+            for m in p.legal_moves() {
+                if m.is_capture() || m.is_promotion() || m.is_castle() {
+                    continue;
+                }
+                let check = p.play(m).is_check();
+                assert_eq!(p.quiet_gives_check(&m), check, "{} {m}", p.fen());
+                quiets += 1;
+                checks += u64::from(check);
+            }
+        });
+        assert!(
+            quiets > 1_000_000 && checks > 10_000,
+            "{quiets} quiets, {checks} checks"
+        );
     }
 
     #[test]

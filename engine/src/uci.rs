@@ -1,23 +1,30 @@
 //! The UCI protocol shell around the search library.
 //!
-//! The main thread reads commands; a search runs on its own thread (taking the
-//! [`Searcher`] with it and handing it back when done), so `stop`, `ponderhit`,
-//! `isready` and `quit` are answered while it thinks. Option changes made during a
-//! search are kept in this shell's state and reach the searcher at the next `go`.
+//! A reader thread turns stdin into lines; the command loop takes lines and "task
+//! finished" messages from one channel and never waits on a search. A search (or
+//! `bench`, `go perft`, `genfens`) runs on a worker thread, taking the [`Searcher`] with it and
+//! handing it back when done. While it runs, `isready`, `uci`, `stop`, `ponderhit`
+//! and `quit` are answered at once; commands that change or read the state wait in
+//! a queue and are applied, in order, when it ends (the README has the table). With
+//! `go infinite` or while pondering, the shell holds the finished search's `bestmove`
+//! until `stop`/`ponderhit`: the search itself knows nothing of the protocol.
 //!
 //! Bad input of any kind gets exactly one `info string error: …` line naming what was
 //! wrong and what is allowed; the state stays as it was.
 
-use std::io::{BufRead, Write};
+use std::collections::VecDeque;
+use std::io::{BufRead, Read, Write};
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use shakmaty::{Color, File, Move, Position as _, Rank, Square};
 
 use crate::bench;
 use crate::eval::Evaluator;
+use crate::genfens;
 use crate::params::{self, PARAM_SPECS, Params};
 use crate::perft;
 use crate::position::{Game, Position, START_FEN};
@@ -41,6 +48,13 @@ const DEFAULT_MOVE_OVERHEAD_MS: i64 = 10;
 const MAX_MOVE_OVERHEAD_MS: i64 = 5_000;
 /// Deepest `go perft` accepted (perft 7 of the start position is already 3.2 billion leaves).
 const MAX_PERFT_DEPTH: u32 = 10;
+/// Commands kept while a search runs; more are refused (a flood must not eat the memory).
+const MAX_QUEUED_COMMANDS: usize = 10_000;
+/// Longest input line kept (a long game's `position … moves` is a few kB); longer
+/// lines are skipped, so endless input without a newline cannot exhaust memory.
+const MAX_LINE_BYTES: u64 = 1 << 20;
+/// How long `quit` waits for a stopped search to hand over its `bestmove`.
+const QUIT_GRACE: Duration = Duration::from_secs(2);
 /// Stack of the search thread: the search recurses up to MAX_PLY deep with a copied position per frame.
 const SEARCH_STACK_BYTES: usize = 64 << 20;
 
@@ -129,8 +143,12 @@ impl Out {
     }
 
     fn error(&self, message: &str) {
-        // One line, whatever the message holds.
-        let one_line = message.split_whitespace().collect::<Vec<_>>().join(" ");
+        // One printable line, whatever the message holds (it may quote raw input).
+        let one_line = message
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .replace(char::is_control, "?");
         self.text(&format!("info string error: {one_line}"));
     }
 }
@@ -139,26 +157,98 @@ impl Out {
 // The command loop
 // ---------------------------------------------------------------------------
 
-/// Runs the UCI loop until `quit` or end of input. At end of input a search with a
-/// limit is allowed to finish (so `echo "go depth 8" | occam` works); an infinite or
-/// pondering search is stopped.
-pub fn run(mut input: impl BufRead, output: impl Write + Send + 'static) {
-    let mut shell = Shell::new(Box::new(output));
+/// What the command loop reacts to: input lines (from the reader thread) and the end
+/// of a search or job (from its worker thread).
+enum Event {
+    Line(String),
+    /// A line longer than [`MAX_LINE_BYTES`], skipped unread.
+    LineTooLong,
+    EndOfInput,
+    Finished(Box<Finished>),
+}
+
+/// What a worker thread hands back when it ends.
+struct Finished {
+    /// The searcher a search took with it (`None` for `bench`/`go perft`, and after a
+    /// panic, when the shell starts a fresh one).
+    searcher: Option<Searcher>,
+    /// What to print now that it is over (a search: `bestmove …`; a job: its report).
+    text: String,
+}
+
+/// Runs the UCI loop until `quit`, or until end of input and everything it asked
+/// for is done: a search with a limit finishes and queued commands run (so
+/// `echo "go depth 8" | occam` works); a search only `stop` would end (infinite,
+/// pondering, or without any limit) is stopped.
+///
+/// A reader thread only reads lines; this loop never waits on a search, so `isready`,
+/// `stop` and `quit` are answered at any time (see the README table for what each
+/// command does while a search runs).
+pub fn run(input: impl BufRead + Send + 'static, output: impl Write + Send + 'static) {
+    let (sender, events) = mpsc::channel();
+    let mut shell = Shell::new(Box::new(output), sender.clone(), events);
+    let reader = std::thread::Builder::new()
+        .name("input".into())
+        .spawn(move || read_lines(input, &sender));
+    if let Err(e) = reader {
+        shell
+            .out
+            .error(&format!("cannot start the input thread: {e}"));
+        return;
+    }
+    while let Ok(event) = shell.events.recv() {
+        let go_on = match event {
+            Event::Line(line) => shell.handle(&line),
+            Event::LineTooLong => {
+                shell.out.error(&format!(
+                    "a line longer than {MAX_LINE_BYTES} bytes was ignored (commands are one line each)"
+                ));
+                true
+            }
+            Event::EndOfInput => {
+                shell.input_closed = true;
+                true
+            }
+            Event::Finished(finished) => shell.finished(finished),
+        };
+        if !go_on || shell.done_after_end_of_input() {
+            return;
+        }
+    }
+}
+
+/// The reader thread: every line (invalid UTF-8 becomes an unknown command, not the
+/// end of the session; a line over [`MAX_LINE_BYTES`] is skipped), then `EndOfInput`.
+fn read_lines(mut input: impl BufRead, events: &Sender<Event>) {
     let mut bytes = Vec::new();
+    let mut too_long = false;
     loop {
         bytes.clear();
-        match input.read_until(b'\n', &mut bytes) {
+        match (&mut input)
+            .take(MAX_LINE_BYTES)
+            .read_until(b'\n', &mut bytes)
+        {
             Ok(0) | Err(_) => break,
+            Ok(_) if bytes.last() != Some(&b'\n') && bytes.len() as u64 == MAX_LINE_BYTES => {
+                // Read on to the end of this line without keeping it.
+                too_long = true;
+            }
             Ok(_) => {
-                // Invalid UTF-8 becomes an unknown command, not the end of the session.
-                let line = String::from_utf8_lossy(&bytes);
-                if !shell.handle(&line) {
+                let event = if std::mem::take(&mut too_long) {
+                    Event::LineTooLong
+                } else {
+                    Event::Line(String::from_utf8_lossy(&bytes).into_owned())
+                };
+                if events.send(event).is_err() {
                     return;
                 }
             }
         }
     }
-    shell.finish_at_end_of_input();
+    if too_long {
+        let _ = events.send(Event::LineTooLong);
+    }
+    let _ = events.send(Event::EndOfInput);
 }
 
 /// What the last `position` command said, kept so UCI_Chess960 can re-read it.
@@ -181,23 +271,61 @@ impl PositionSpec {
     }
 }
 
-struct Running {
-    handle: JoinHandle<Searcher>,
-    control: Arc<Control>,
-    /// `go infinite`: only `stop` ends it.
-    infinite: bool,
+/// What runs on the worker thread.
+enum Task {
+    Search(SearchTask),
+    /// `bench` or `go perft`: runs to its end (only `quit` cuts it short).
+    Job,
+    /// `genfens`: `stop` ends it after the position it is on; `quit` waits for it
+    /// (OpenBench sends `quit` right after `genfens` and needs every line).
+    Genfens(Arc<Control>),
 }
 
-impl Running {
-    /// An infinite or (still) pondering search never ends by itself.
+struct SearchTask {
+    control: Arc<Control>,
+    /// `go infinite`: `bestmove` only after `stop`.
+    infinite: bool,
+    /// No depth, node, time or clock limit: in practice only `stop` ends it.
+    unbounded: bool,
+    /// `stop` was sent: every other command waits until `bestmove` is out, so a GUI
+    /// that sends `stop` then `isready` reads `bestmove` first.
+    stopping: bool,
+    /// What a search that ended by itself while infinite or pondering prints: the
+    /// protocol withholds `bestmove` until `stop` (or `ponderhit`).
+    held: Option<String>,
+}
+
+impl SearchTask {
     fn waits_for_stop(&self) -> bool {
         self.infinite || self.control.pondering.load(Ordering::SeqCst)
     }
 }
 
+/// Commands that wait for the running search or job and are then applied in order.
+const QUEUED_COMMANDS: &[&str] = &[
+    "ucinewgame",
+    "setoption",
+    "position",
+    "go",
+    "d",
+    "eval",
+    "params",
+    "bench",
+    "genfens",
+];
+
+fn unknown_command(command: &str) -> String {
+    format!(
+        "unknown command '{command}' (known: uci, isready, ucinewgame, setoption, position, go, stop, ponderhit, quit, d, eval, params, bench, genfens)"
+    )
+}
+
 /// The engine state the commands act on.
 struct Shell {
     out: Out,
+    /// Input lines and finished tasks arrive here; workers get clones of `sender`.
+    events: Receiver<Event>,
+    sender: Sender<Event>,
     /// The parameters the next search uses.
     params: Params,
     hash_mb: usize,
@@ -208,18 +336,23 @@ struct Shell {
     game: Game,
     /// `None` while a search thread owns it.
     searcher: Option<Searcher>,
-    running: Option<Running>,
+    task: Option<Task>,
+    /// Commands received while a task runs, applied in order when it ends.
+    queue: VecDeque<String>,
+    input_closed: bool,
     /// Hash size the searcher currently has; differs from `hash_mb` until applied.
     searcher_hash_mb: usize,
     clear_pending: bool,
 }
 
 impl Shell {
-    fn new(output: Box<dyn Write + Send>) -> Shell {
+    fn new(output: Box<dyn Write + Send>, sender: Sender<Event>, events: Receiver<Event>) -> Shell {
         let params = Params::default();
         let hash_mb = DEFAULT_HASH_MB as usize;
         Shell {
             out: Out(Arc::new(Mutex::new(output))),
+            events,
+            sender,
             searcher: Some(Searcher::new(params.clone(), hash_mb)),
             params,
             hash_mb,
@@ -228,19 +361,23 @@ impl Shell {
             search_stats: false,
             position: PositionSpec::default(),
             game: Game::new(Position::startpos()),
-            running: None,
+            task: None,
+            queue: VecDeque::new(),
+            input_closed: false,
             searcher_hash_mb: hash_mb,
             clear_pending: false,
         }
     }
 
-    /// Handles one command line; returns false on `quit`.
+    /// Handles one command line; returns false when the loop must end (`quit`).
     fn handle(&mut self, line: &str) -> bool {
-        self.reap_finished_search();
         let tokens: Vec<&str> = line.split_whitespace().collect();
         let Some((&command, args)) = tokens.split_first() else {
             return true;
         };
+        if self.task.is_some() {
+            return self.handle_while_busy(command, line);
+        }
         let result = match command {
             "uci" => {
                 self.cmd_uci();
@@ -259,20 +396,9 @@ impl Shell {
             "setoption" => self.cmd_setoption(args),
             "position" => self.cmd_position(args),
             "go" => self.cmd_go(args),
-            "stop" => {
-                self.stop_search();
-                Ok(())
-            }
-            "ponderhit" => {
-                if let Some(r) = &self.running {
-                    r.control.pondering.store(false, Ordering::SeqCst);
-                }
-                Ok(())
-            }
-            "quit" => {
-                self.stop_search();
-                return false;
-            }
+            // Nothing runs: nothing to stop, as the protocol allows.
+            "stop" | "ponderhit" => Ok(()),
+            "quit" => return false,
             // Accepted and ignored, as the protocol allows.
             "debug" | "register" => Ok(()),
             "d" => {
@@ -288,9 +414,8 @@ impl Shell {
                 Ok(())
             }
             "bench" => self.cmd_bench(args),
-            other => Err(format!(
-                "unknown command '{other}' (known: uci, isready, ucinewgame, setoption, position, go, stop, ponderhit, quit, d, eval, params, bench)"
-            )),
+            "genfens" => self.cmd_genfens(args),
+            other => Err(unknown_command(other)),
         };
         if let Err(message) = result {
             self.out.error(&message);
@@ -298,61 +423,171 @@ impl Shell {
         true
     }
 
-    fn finish_at_end_of_input(&mut self) {
-        if let Some(r) = self.running.as_ref().filter(|r| r.waits_for_stop()) {
-            r.control.stop.store(true, Ordering::SeqCst);
-        }
-        self.join_search();
-    }
-
-    /// Commands that need the searcher or the CPU (`go`, `bench`, `go perft`) wait
-    /// for a search that will end by itself, so scripts can pipe commands without
-    /// waiting for `bestmove`; an infinite or pondering search must be stopped first.
-    fn wait_for_finite_search(&mut self, command: &str) -> Result<(), String> {
-        match &self.running {
-            Some(r) if r.waits_for_stop() => Err(format!(
-                "an infinite or pondering search is running: send 'stop' before '{command}'"
-            )),
-            Some(_) => {
-                self.join_search();
-                Ok(())
+    /// A command while a search or job runs: answered at once, queued, or refused;
+    /// never waits. Returns false on `quit`.
+    fn handle_while_busy(&mut self, command: &str, line: &str) -> bool {
+        let stopping = matches!(&self.task, Some(Task::Search(s)) if s.stopping);
+        let genfens = matches!(&self.task, Some(Task::Genfens(_)));
+        match command {
+            // Waits its turn, never dropped, even when the queue is full.
+            "quit" if genfens => self.queue.push_back(line.to_string()),
+            "quit" => {
+                self.quit();
+                return false;
             }
-            None => Ok(()),
+            _ if stopping => self.enqueue(line),
+            "isready" => self.out.text("readyok"),
+            "uci" => self.cmd_uci(),
+            "stop" => return self.stop(),
+            "ponderhit" => return self.ponderhit(),
+            "debug" | "register" => {}
+            c if QUEUED_COMMANDS.contains(&c) => self.enqueue(line),
+            other => self.out.error(&unknown_command(other)),
         }
+        true
     }
 
-    // --- search thread management -------------------------------------------------
-
-    fn reap_finished_search(&mut self) {
-        if self
-            .running
-            .as_ref()
-            .is_some_and(|r| r.handle.is_finished())
-        {
-            self.join_search();
+    fn enqueue(&mut self, line: &str) {
+        if self.queue.len() >= MAX_QUEUED_COMMANDS {
+            let shown: String = line.trim().chars().take(40).collect();
+            self.out.error(&format!(
+                "{MAX_QUEUED_COMMANDS} commands already wait for the running search, bench, perft or genfens; '{shown}' is dropped (send 'stop' or wait for bestmove)"
+            ));
+            return;
         }
+        self.queue.push_back(line.to_string());
     }
 
-    /// Waits for the running search (if any) and takes the searcher back.
-    fn join_search(&mut self) {
-        if let Some(r) = self.running.take() {
-            match r.handle.join() {
-                Ok(searcher) => self.searcher = Some(searcher),
-                Err(_) => {
-                    self.out
-                        .error("the search thread panicked; starting a fresh searcher");
-                    self.searcher = Some(Searcher::new(self.params.clone(), self.hash_mb));
-                    self.searcher_hash_mb = self.hash_mb;
+    // --- tasks: start, end, stop ------------------------------------------------------
+
+    /// `stop`: a running search is told to stop (its `bestmove` follows when it has);
+    /// a held `bestmove` is sent now; `genfens` ends after the position it is on.
+    /// `bench` and `go perft` run to their end.
+    fn stop(&mut self) -> bool {
+        match &mut self.task {
+            Some(Task::Search(s)) if s.held.is_some() => return self.release_held(),
+            Some(Task::Search(s)) => {
+                s.control.stop.store(true, Ordering::SeqCst);
+                s.stopping = true;
+            }
+            Some(Task::Genfens(control)) => control.stop.store(true, Ordering::SeqCst),
+            Some(Task::Job) | None => {}
+        }
+        true
+    }
+
+    /// `ponderhit`: the pondering search now keeps to its clock; if it has already
+    /// ended, its `bestmove` is sent now (unless it is also `infinite`).
+    fn ponderhit(&mut self) -> bool {
+        if let Some(Task::Search(s)) = &mut self.task {
+            s.control.pondering.store(false, Ordering::SeqCst);
+            if s.held.is_some() && !s.infinite {
+                return self.release_held();
+            }
+        }
+        true
+    }
+
+    /// `quit`: a running search is stopped and its `bestmove` sent before exiting
+    /// (waiting at most [`QUIT_GRACE`]); `bench`/`go perft` and queued commands are dropped.
+    /// (During `genfens`, `quit` is queued instead: see [`Shell::handle_while_busy`].)
+    fn quit(&mut self) {
+        let Some(Task::Search(s)) = self.task.take() else {
+            return;
+        };
+        if let Some(text) = s.held {
+            self.out.text(&text);
+            return;
+        }
+        s.control.stop.store(true, Ordering::SeqCst);
+        let deadline = Instant::now() + QUIT_GRACE;
+        loop {
+            match self
+                .events
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            {
+                Ok(Event::Finished(f)) => {
+                    self.out.text(&f.text);
+                    return;
                 }
+                // Input after `quit` is ignored.
+                Ok(Event::Line(_) | Event::LineTooLong | Event::EndOfInput) => {}
+                Err(_) => return,
             }
         }
     }
 
-    fn stop_search(&mut self) {
-        if let Some(r) = &self.running {
-            r.control.stop.store(true, Ordering::SeqCst);
+    /// A worker ended: take the searcher back, then print its output, or hold a
+    /// search's `bestmove` while the protocol says to wait for `stop`/`ponderhit`.
+    fn finished(&mut self, finished: Box<Finished>) -> bool {
+        match finished.searcher {
+            Some(searcher) => self.searcher = Some(searcher),
+            None if self.searcher.is_none() => self.fresh_searcher(),
+            None => {}
         }
-        self.join_search();
+        match &mut self.task {
+            Some(Task::Search(s)) if !s.stopping && s.waits_for_stop() => {
+                s.held = Some(finished.text);
+                true
+            }
+            _ => {
+                self.out.text(&finished.text);
+                self.end_task()
+            }
+        }
+    }
+
+    fn release_held(&mut self) -> bool {
+        if let Some(Task::Search(s)) = &mut self.task
+            && let Some(text) = s.held.take()
+        {
+            self.out.text(&text);
+        }
+        self.end_task()
+    }
+
+    /// The task is over: apply the queued commands in order (a queued `go` starts the
+    /// next task, and the commands after it wait for that one).
+    fn end_task(&mut self) -> bool {
+        self.task = None;
+        for line in std::mem::take(&mut self.queue) {
+            if !self.handle(&line) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// After end of input: sends a held `bestmove`, stops a search only `stop` would
+    /// end, and says whether everything is done (then the loop ends).
+    fn done_after_end_of_input(&mut self) -> bool {
+        if !self.input_closed {
+            return false;
+        }
+        loop {
+            match &mut self.task {
+                None => return true,
+                Some(Task::Search(s)) if s.held.is_some() => {
+                    if !self.release_held() {
+                        return true;
+                    }
+                }
+                Some(Task::Search(s)) => {
+                    if !s.stopping && (s.unbounded || s.waits_for_stop()) {
+                        s.control.stop.store(true, Ordering::SeqCst);
+                        s.stopping = true;
+                    }
+                    return false;
+                }
+                Some(Task::Job | Task::Genfens(_)) => return false,
+            }
+        }
+    }
+
+    fn fresh_searcher(&mut self) {
+        self.searcher = Some(Searcher::new(self.params.clone(), self.hash_mb));
+        self.searcher_hash_mb = self.hash_mb;
+        self.clear_pending = false;
     }
 
     /// Hands queued option changes to the searcher when no search owns it.
@@ -373,6 +608,45 @@ impl Shell {
         }
     }
 
+    /// Runs `job` (bench, perft) on a worker thread; its text is printed when it ends.
+    fn start_job(&mut self, job: impl FnOnce() -> Result<String, String> + Send + 'static) {
+        self.start_worker(Task::Job, "bench/perft", job);
+    }
+
+    /// Runs `job` on a worker thread as `task`; its text (or its error) is printed when
+    /// it ends. `name` says which command panicked, should one.
+    fn start_worker(
+        &mut self,
+        task: Task,
+        name: &'static str,
+        job: impl FnOnce() -> Result<String, String> + Send + 'static,
+    ) {
+        let out = self.out.clone();
+        let events = self.sender.clone();
+        let spawned = worker_thread("job").spawn(move || {
+            let text = match std::panic::catch_unwind(AssertUnwindSafe(job)) {
+                Ok(Ok(text)) => text,
+                Ok(Err(message)) => {
+                    out.error(&message);
+                    String::new()
+                }
+                Err(_) => {
+                    out.error(&format!("the {name} thread panicked"));
+                    String::new()
+                }
+            };
+            let _ = events.send(Event::Finished(Box::new(Finished {
+                searcher: None,
+                text,
+            })));
+        });
+        match spawned {
+            Ok(_) => self.task = Some(task),
+            Err(e) => self
+                .out
+                .error(&format!("cannot start a worker thread: {e}")),
+        }
+    }
     // --- uci / setoption ------------------------------------------------------------
 
     fn cmd_uci(&self) {
@@ -551,21 +825,30 @@ impl Shell {
         if args.first() == Some(&"perft") {
             return self.cmd_perft(&args[1..]);
         }
-        self.wait_for_finite_search("go")?;
         let request = parse_go(args, &self.game.position, self.move_overhead_ms)?;
+        if let Some(note) = &request.note {
+            self.out.text(&format!("info string {note}"));
+        }
         self.apply_pending_if_idle();
         self.start_search(request);
         Ok(())
     }
 
     fn start_search(&mut self, request: GoRequest) {
-        let mut searcher = self
-            .searcher
-            .take()
-            .expect("no search is running, so the shell owns the searcher");
+        let Some(mut searcher) = self.searcher.take() else {
+            // Unreachable: a search is only started when no task runs.
+            self.out
+                .error("no searcher available; the search is not started");
+            return;
+        };
         let control = Arc::new(Control::default());
         control.pondering.store(request.ponder, Ordering::SeqCst);
-        let infinite = request.limits.infinite;
+        let limits = request.limits;
+        let infinite = limits.infinite;
+        let unbounded = limits.depth.is_none()
+            && limits.nodes.is_none()
+            && limits.movetime_ms.is_none()
+            && limits.clock.is_none();
         if !request.searchmoves.is_empty() {
             self.out.text(
                 "info string searchmoves is not supported by this search; searching all moves",
@@ -573,37 +856,38 @@ impl Shell {
         }
         let game = self.game.clone();
         let out = self.out.clone();
+        let events = self.sender.clone();
         let stats = self.search_stats;
         let thread_control = Arc::clone(&control);
-        let spawned = std::thread::Builder::new()
-            .name("search".into())
-            .stack_size(SEARCH_STACK_BYTES)
-            .spawn(move || {
-                search_thread(
-                    &mut searcher,
-                    &game,
-                    &request.limits,
-                    &thread_control,
-                    &out,
-                    stats,
-                );
-                searcher
-            });
+        let spawned = worker_thread("search").spawn(move || {
+            let run = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                search_and_report(&mut searcher, &game, &limits, &thread_control, &out, stats)
+            }));
+            let (searcher, text) = match run {
+                Ok(text) => (Some(searcher), text),
+                Err(_) => {
+                    out.error("the search thread panicked; starting a fresh searcher");
+                    (None, fallback_bestmove(&game.position))
+                }
+            };
+            let _ = events.send(Event::Finished(Box::new(Finished { searcher, text })));
+        });
         match spawned {
-            Ok(handle) => {
-                self.running = Some(Running {
-                    handle,
+            Ok(_) => {
+                self.task = Some(Task::Search(SearchTask {
                     control,
                     infinite,
-                })
+                    unbounded,
+                    stopping: false,
+                    held: None,
+                }))
             }
             Err(e) => {
                 // The searcher moved into the closure that was never run; start afresh.
                 self.out
                     .error(&format!("cannot start the search thread: {e}"));
-                self.searcher = Some(Searcher::new(self.params.clone(), self.hash_mb));
-                self.searcher_hash_mb = self.hash_mb;
-                self.out.text("bestmove 0000");
+                self.fresh_searcher();
+                self.out.text(&fallback_bestmove(&self.game.position));
             }
         }
     }
@@ -622,15 +906,17 @@ impl Shell {
                 args.join(" ")
             )
         })?;
-        self.wait_for_finite_search("go perft")?;
-        let counts = perft::divide(&self.game.position, depth);
-        let total: u64 = counts.iter().map(|(_, n)| n).sum();
-        let mut text = String::new();
-        for (mv, n) in counts {
-            text.push_str(&format!("{mv}: {n}\n"));
-        }
-        text.push_str(&format!("\nNodes searched: {total}"));
-        self.out.text(&text);
+        let position = self.game.position.clone();
+        self.start_job(move || {
+            let counts = perft::divide(&position, depth);
+            let total: u64 = counts.iter().map(|(_, n)| n).sum();
+            let mut text = String::new();
+            for (mv, n) in counts {
+                text.push_str(&format!("{mv}: {n}\n"));
+            }
+            text.push_str(&format!("\nNodes searched: {total}"));
+            Ok(text)
+        });
         Ok(())
     }
 
@@ -647,13 +933,51 @@ impl Shell {
     }
 
     fn cmd_bench(&mut self, args: &[&str]) -> Result<(), String> {
-        self.wait_for_finite_search("bench")?;
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        let mut buffer = Vec::new();
-        bench::cli(&args, &self.params, &mut buffer)?;
-        self.out.text(&String::from_utf8_lossy(&buffer));
+        // Bad arguments are reported now, before anything runs.
+        bench::parse_args(&args)?;
+        let params = self.params.clone();
+        self.start_job(move || {
+            let mut buffer = Vec::new();
+            bench::cli(&args, &params, &mut buffer)?;
+            Ok(String::from_utf8_lossy(&buffer).into_owned())
+        });
         Ok(())
     }
+
+    /// `genfens N [seed S] [book <path|None>] [extras]`: opening positions for
+    /// OpenBench datagen, one `info string genfens <FEN>` line each, printed as found.
+    /// The arguments are checked now; the book is read on the worker thread.
+    fn cmd_genfens(&mut self, args: &[&str]) -> Result<(), String> {
+        let request = genfens::parse_args(args)?;
+        let params = self.params.clone();
+        let chess960 = self.chess960;
+        let control = Arc::new(Control::default());
+        let job_control = Arc::clone(&control);
+        let out = self.out.clone();
+        self.start_worker(Task::Genfens(control), "genfens", move || {
+            let emitted =
+                genfens::generate(&request, &params, chess960, &job_control, &mut |line| {
+                    out.text(line)
+                })?;
+            Ok(if emitted < request.count {
+                format!(
+                    "info string genfens stopped after {emitted} of {} positions",
+                    request.count
+                )
+            } else {
+                String::new()
+            })
+        });
+        Ok(())
+    }
+}
+
+/// A thread for a search or a job: the search recurses up to MAX_PLY deep.
+fn worker_thread(name: &str) -> std::thread::Builder {
+    std::thread::Builder::new()
+        .name(name.into())
+        .stack_size(SEARCH_STACK_BYTES)
 }
 
 // ---------------------------------------------------------------------------
@@ -665,6 +989,8 @@ struct GoRequest {
     limits: Limits,
     ponder: bool,
     searchmoves: Vec<Move>,
+    /// Said to the GUI as `info string` (e.g. a clock without the side to move's time).
+    note: Option<String>,
 }
 
 const GO_KEYWORDS: &[&str] = &[
@@ -769,19 +1095,27 @@ fn parse_go(args: &[&str], root: &Position, move_overhead_ms: u64) -> Result<GoR
         }
         i += 2;
     }
-    let (time, inc) = match root.turn() {
-        Color::White => (wtime, winc),
-        Color::Black => (btime, binc),
+    let (time, inc, other_time, name) = match root.turn() {
+        Color::White => (wtime, winc, btime, "wtime"),
+        Color::Black => (btime, binc, wtime, "btime"),
     };
     limits.clock = time.map(|time_ms| Clock {
         time_ms,
         inc_ms: inc,
         movestogo,
     });
+    // As Stockfish: only the opponent's clock given means no time limit for us.
+    let note = (time.is_none() && other_time.is_some()).then(|| {
+        format!(
+            "no {name} for {} to move: this clock sets no limit, searching until 'stop' or another limit",
+            root.turn()
+        )
+    });
     Ok(GoRequest {
         limits,
         ponder,
         searchmoves,
+        note,
     })
 }
 
@@ -789,14 +1123,16 @@ fn parse_go(args: &[&str], root: &Position, move_overhead_ms: u64) -> Result<GoR
 // The search thread and its output
 // ---------------------------------------------------------------------------
 
-fn search_thread(
+/// Runs one search, streaming its `info` lines; returns what is printed when the
+/// shell lets the result out (`info string stats …` if asked, then `bestmove …`).
+fn search_and_report(
     searcher: &mut Searcher,
     game: &Game,
     limits: &Limits,
     control: &Control,
     out: &Out,
     print_stats: bool,
-) {
+) -> String {
     let root = &game.position;
     searcher.reset_stats();
     let mut last_pv: Vec<Move> = Vec::new();
@@ -804,17 +1140,20 @@ fn search_thread(
         out.text(&info_line(root, info));
         last_pv.clone_from(&info.pv);
     });
-    // The protocol forbids `bestmove` before `stop` in infinite mode, and before
-    // `stop` or `ponderhit` while pondering, even if the search ended on its own.
-    while !control.stop.load(Ordering::SeqCst)
-        && (limits.infinite || control.pondering.load(Ordering::SeqCst))
-    {
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    let mut text = String::new();
     if print_stats {
-        out.text(&format!("info string stats {}", searcher.stats()));
+        text.push_str(&format!("info string stats {}\n", searcher.stats()));
     }
-    out.text(&bestmove_line(root, &result, &last_pv, out));
+    text.push_str(&bestmove_line(root, &result, &last_pv, out));
+    text
+}
+
+/// `bestmove` when no search result exists: the first legal move, or `0000`.
+fn fallback_bestmove(root: &Position) -> String {
+    match root.legal_moves().first() {
+        Some(&m) => format!("bestmove {}", root.move_to_uci(m)),
+        None => "bestmove 0000".into(),
+    }
 }
 
 fn score_text(score: Score) -> String {

@@ -1,6 +1,7 @@
 //! Helpers for the workspace-level integration tests in `tests/tests/`: locate (and
 //! build, once) the real binaries, and talk to an engine process over UCI.
 
+pub mod fuzz;
 pub mod selfplay;
 
 use std::io::{BufRead, BufReader, Write};

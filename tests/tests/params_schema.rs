@@ -1,9 +1,9 @@
-//! Every parameter file under `params/` (recursively, variants included) is valid
-//! against `params/schema.json` and internally consistent.
+//! Every parameter file under `params/` (recursively, variants included) passes the
+//! checks of the `occam_params` crate: `params/schema.json`, bounds and unique names.
 
-use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use occam_params::ParamFile;
 use occam_tests::workspace_root;
 use serde_json::Value;
 
@@ -18,41 +18,6 @@ fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn validator() -> jsonschema::Validator {
-    let schema: Value = serde_json::from_str(
-        &std::fs::read_to_string(workspace_root().join("params/schema.json")).unwrap(),
-    )
-    .expect("schema.json is JSON");
-    jsonschema::validator_for(&schema).expect("schema.json is a valid JSON Schema")
-}
-
-/// Every problem of one document, empty when it is fine.
-fn problems(validator: &jsonschema::Validator, doc: &Value) -> Vec<String> {
-    let mut found: Vec<String> = validator
-        .iter_errors(doc)
-        .map(|e| format!("{}: {e}", e.instance_path))
-        .collect();
-    if !found.is_empty() {
-        return found;
-    }
-    let mut names = HashSet::new();
-    for p in doc["params"].as_array().unwrap() {
-        let name = p["name"].as_str().unwrap();
-        let get = |k: &str| p[k].as_i64().unwrap();
-        let (value, default, min, max) = (get("value"), get("default"), get("min"), get("max"));
-        if !(min <= default && default <= max) {
-            found.push(format!("{name}: default {default} outside [{min}, {max}]"));
-        }
-        if !(min <= value && value <= max) {
-            found.push(format!("{name}: value {value} outside [{min}, {max}]"));
-        }
-        if !names.insert(name.to_string()) {
-            found.push(format!("{name}: declared twice"));
-        }
-    }
-    found
-}
-
 #[test]
 fn every_parameter_file_is_valid_and_consistent() {
     let root = workspace_root().join("params");
@@ -63,33 +28,16 @@ fn every_parameter_file_is_valid_and_consistent() {
             && files.iter().any(|f| f.ends_with("eval.json")),
         "{files:?}"
     );
-    let validator = validator();
+    for file in &files {
+        ParamFile::load(file).unwrap_or_else(|e| panic!("{e}"));
+    }
     // Names may repeat across variants (alternative sets), but not across the files
     // the engine is built from (the top level of params/).
-    let mut top_level: HashMap<String, PathBuf> = HashMap::new();
-    for file in &files {
-        let doc: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap())
-            .unwrap_or_else(|e| panic!("{}: not JSON: {e}", file.display()));
-        let found = problems(&validator, &doc);
-        assert!(
-            found.is_empty(),
-            "{}:\n{}",
-            file.display(),
-            found.join("\n")
-        );
-        if file.parent() == Some(root.as_path()) {
-            for p in doc["params"].as_array().unwrap() {
-                let name = p["name"].as_str().unwrap().to_string();
-                if let Some(other) = top_level.insert(name.clone(), file.clone()) {
-                    panic!(
-                        "{name} is declared in {} and {}",
-                        other.display(),
-                        file.display()
-                    );
-                }
-            }
-        }
-    }
+    let top_level: Vec<PathBuf> = files
+        .into_iter()
+        .filter(|f| f.parent() == Some(root.as_path()))
+        .collect();
+    occam_params::load_all(&top_level).unwrap_or_else(|e| panic!("{e}"));
 }
 
 fn first(d: &mut Value) -> &mut Value {
@@ -98,58 +46,83 @@ fn first(d: &mut Value) -> &mut Value {
 
 #[test]
 fn the_checks_reject_broken_files() {
-    let validator = validator();
     let good: Value = serde_json::from_str(
         &std::fs::read_to_string(workspace_root().join("params/search.json")).unwrap(),
     )
     .unwrap();
-    assert!(problems(&validator, &good).is_empty());
+    let check = |doc: &Value| {
+        ParamFile::parse(
+            Path::new("edited.json"),
+            serde_json::to_string_pretty(doc).unwrap(),
+        )
+    };
+    assert!(check(&good).is_ok());
     let broken = |edit: &dyn Fn(&mut Value)| {
         let mut doc = good.clone();
         edit(&mut doc);
-        problems(&validator, &doc)
+        check(&doc).is_err()
     };
     assert!(
-        !broken(&|d| first(d)["value"] = Value::from(1.5)).is_empty(),
+        broken(&|d| first(d)["value"] = Value::from(1.5)),
         "fractional value"
     );
     assert!(
-        !broken(&|d| first(d)["name"] = Value::from("Razor Base")).is_empty(),
+        broken(&|d| first(d)["name"] = Value::from("Razor Base")),
         "bad name"
     );
     assert!(
-        !broken(&|d| {
+        broken(&|d| {
             first(d).as_object_mut().unwrap().remove("c_end");
-        })
-        .is_empty(),
+        }),
         "missing key"
     );
     assert!(
-        !broken(&|d| first(d)["extra"] = Value::from(1)).is_empty(),
+        broken(&|d| first(d)["extra"] = Value::from(1)),
         "unknown key"
     );
     assert!(
-        !broken(&|d| {
+        broken(&|d| {
             let max = first(d)["max"].as_i64().unwrap();
             first(d)["value"] = Value::from(max + 1);
-        })
-        .is_empty(),
+        }),
         "value above max"
     );
+    let start_key = |d: &Value| {
+        if d["params"][0].get("start").is_some() {
+            "start"
+        } else {
+            "default"
+        }
+    };
+    let key = start_key(&good);
     assert!(
-        !broken(&|d| {
+        broken(&|d| {
             let min = first(d)["min"].as_i64().unwrap();
-            first(d)["default"] = Value::from(min - 1);
-        })
-        .is_empty(),
-        "default below min"
+            first(d)[key] = Value::from(min - 1);
+        }),
+        "start below min"
     );
     assert!(
-        !broken(&|d| {
+        broken(&|d| {
+            first(d)["start"] = Value::from(0);
+            first(d)["default"] = Value::from(0);
+        }),
+        "both start and its old name default"
+    );
+    assert!(
+        broken(&|d| {
             let copy = d["params"][0].clone();
             d["params"].as_array_mut().unwrap().push(copy);
-        })
-        .is_empty(),
+        }),
         "duplicate name"
     );
+    // The old name of `start` is still read.
+    let mut old = good.clone();
+    let v = first(&mut old)
+        .as_object_mut()
+        .unwrap()
+        .remove(key)
+        .unwrap();
+    first(&mut old)["default"] = v;
+    assert!(check(&old).is_ok());
 }

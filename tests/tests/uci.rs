@@ -723,3 +723,230 @@ fn end_of_input_lets_a_finite_search_finish() {
         "{text}"
     );
 }
+
+// ---------------------------------------------------------------------------
+// Commands during a search (issue 12): the reader never blocks
+// ---------------------------------------------------------------------------
+
+/// Lines up to `readyok`, which must come within a few seconds.
+fn until_ready(e: &mut Engine) -> Vec<String> {
+    e.read_until(Duration::from_secs(5), |l| l == "readyok")
+}
+
+fn bestmoves(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|l| l.starts_with("bestmove"))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn malformed_go_during_a_search_without_our_clock_does_not_block() {
+    // Black to move, only wtime: the search has no time limit; the malformed go
+    // arriving meanwhile used to block the reader, so stop was never read.
+    let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    let mut e = ready_engine();
+    e.send(&format!("position fen {fen}"));
+    e.send("go wtime 0");
+    e.send("go \t 2");
+    e.send("stop");
+    e.send("isready");
+    let lines = until_ready(&mut e);
+    let best = bestmoves(&lines);
+    assert_eq!(best.len(), 1, "{lines:?}");
+    assert_legal(
+        &referee(Some(fen), &[], CastlingMode::Standard),
+        &bestmove(&best),
+        &lines,
+    );
+    // The stopped search's bestmove comes first, then the error of the bad go.
+    let at_best = lines
+        .iter()
+        .position(|l| l.starts_with("bestmove"))
+        .unwrap();
+    let at_error = lines.iter().position(|l| l.contains("error")).unwrap();
+    assert!(
+        at_best < at_error && lines[at_error].contains("'2'"),
+        "{lines:?}"
+    );
+    assert!(lines.iter().any(|l| l.starts_with("info string no btime")));
+}
+
+#[test]
+fn bench_during_a_search_does_not_block_stop() {
+    let mut e = ready_engine();
+    e.send("go");
+    e.send("bench 0");
+    e.send("stop");
+    e.send("isready");
+    let lines = until_ready(&mut e);
+    assert_eq!(bestmoves(&lines).len(), 1, "{lines:?}");
+    assert_legal(&Chess::default(), &bestmove(&bestmoves(&lines)), &lines);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("error") && l.contains("bench")),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn commands_during_a_search_are_applied_in_order_when_it_ends() {
+    let mut e = ready_engine();
+    e.send("go infinite");
+    e.send("position startpos moves e2e4");
+    e.send("go depth 2");
+    e.send("d");
+    // isready is answered at once: no bestmove yet, nothing queued has run.
+    let meanwhile = e.sync();
+    assert!(bestmoves(&meanwhile).is_empty(), "{meanwhile:?}");
+    assert!(!meanwhile.iter().any(|l| l.starts_with("Fen:")));
+    e.send("stop");
+    let first = e.read_until(LONG, |l| l.starts_with("bestmove"));
+    assert_legal(&Chess::default(), &bestmove(&first), &first);
+    // Then the queued position and go: a move for Black.
+    let second = e.read_until(LONG, |l| l.starts_with("bestmove"));
+    assert_legal(
+        &referee(None, &["e2e4"], CastlingMode::Standard),
+        &bestmove(&second),
+        &second,
+    );
+    let after = e.sync();
+    assert!(
+        after
+            .iter()
+            .any(|l| l == "Fen: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"),
+        "{after:?}"
+    );
+}
+
+#[test]
+fn unknown_commands_during_a_search_are_refused_at_once() {
+    let mut e = ready_engine();
+    e.send("go infinite");
+    e.send("frobnicate");
+    // The search's own info lines may come in between.
+    let reply: Vec<String> = e
+        .sync()
+        .into_iter()
+        .filter(|l| !l.starts_with("info depth"))
+        .collect();
+    assert_eq!(reply.len(), 1, "{reply:?}");
+    assert!(reply[0].starts_with("info string error: unknown command 'frobnicate'"));
+    e.send("uci");
+    let uci = e.read_until(LONG, |l| l == "uciok");
+    assert!(bestmoves(&uci).is_empty());
+    e.ask("stop", "bestmove", LONG);
+}
+
+#[test]
+fn quit_during_a_search_sends_its_bestmove_first() {
+    let mut e = ready_engine();
+    e.send("go infinite");
+    e.send("position startpos moves e2e4");
+    e.sync();
+    e.send("quit");
+    let lines = e.read_until(Duration::from_secs(5), |l| l.starts_with("bestmove"));
+    assert_legal(&Chess::default(), &bestmove(&lines), &lines);
+    assert!(e.exited_within(Duration::from_secs(5)));
+}
+
+#[test]
+fn isready_and_quit_are_answered_while_bench_runs() {
+    let mut e = ready_engine();
+    // Depth 30 would take far longer than this test.
+    e.send("bench 30");
+    e.send("go depth 1");
+    let meanwhile = e.sync();
+    assert!(
+        !meanwhile.iter().any(|l| l.ends_with(" nps")),
+        "{meanwhile:?}"
+    );
+    assert!(bestmoves(&meanwhile).is_empty(), "go waits for bench");
+    e.send("quit");
+    assert!(e.exited_within(Duration::from_secs(5)));
+}
+
+#[test]
+fn end_of_input_stops_a_search_without_limits() {
+    // Only the opponent's clock, or no limit at all: like `go infinite` at end of
+    // input, the search is stopped, and the queued search after it still runs.
+    for script in [
+        "position startpos moves e2e4\ngo wtime 1000\n",
+        "go\n",
+        "go ponder\n",
+        "go infinite\ngo depth 2\n",
+    ] {
+        let mut child = Command::new(binary("occam"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(script.as_bytes()).unwrap();
+        }
+        let start = Instant::now();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let expected = script.matches("go").count();
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("bestmove")).count(),
+            expected,
+            "{script:?}: {text}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(30), "{script:?}");
+    }
+}
+
+#[test]
+fn several_piped_searches_all_give_their_bestmove() {
+    let (ok, out) = run_occam(&[
+        "go depth 3",
+        "go nodes 2000",
+        "go movetime 50",
+        "go depth 2",
+    ]);
+    assert!(ok, "{out}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("bestmove")).count(),
+        4,
+        "{out}"
+    );
+}
+
+#[test]
+fn a_ponder_search_that_ends_by_itself_answers_at_ponderhit() {
+    let mut e = ready_engine();
+    e.send("go ponder depth 1");
+    e.send("position startpos moves e2e4");
+    let meanwhile = e.lines_within(Duration::from_millis(300));
+    assert!(bestmoves(&meanwhile).is_empty(), "{meanwhile:?}");
+    // The search is over but its bestmove waits; commands still get answers.
+    e.send("uci");
+    e.read_until(LONG, |l| l == "uciok");
+    e.send("ponderhit");
+    let lines = e.read_until(Duration::from_secs(5), |l| l.starts_with("bestmove"));
+    assert_legal(&Chess::default(), &bestmove(&lines), &lines);
+    // The queued position was applied after it.
+    assert_eq!(
+        fen_of(&mut e),
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    );
+}
+
+#[test]
+fn an_overlong_line_is_skipped_with_one_error() {
+    let mut e = ready_engine();
+    e.send(&format!("go depth 2 {}", "x".repeat(3 << 20)));
+    let reply = e.sync();
+    assert_eq!(reply.len(), 1, "{:?}", &reply);
+    assert!(
+        reply[0].starts_with("info string error: a line longer than"),
+        "{reply:?}"
+    );
+    let lines = go(&mut e, "depth 2");
+    assert_legal(&Chess::default(), &bestmove(&lines), &lines);
+}

@@ -190,10 +190,7 @@ mod eval_match {
     fn load(path: &str) -> Params {
         let file = ParamFile::load(std::path::Path::new(path)).unwrap();
         let mut p = Params::default();
-        for e in &file.entries {
-            p.set(occam::params::index_of(&e.name).unwrap(), e.value)
-                .unwrap();
-        }
+        crate::params_file::overlay(&mut p, &[file], crate::params_file::Field::Value).unwrap();
         p
     }
 

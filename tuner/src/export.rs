@@ -1,7 +1,7 @@
 //! `tuner export`: the parameter values as a frozen Rust module, a C header or
 //! OpenBench SPSA input lines.
 //!
-//! The text comes from `occam::params::render`, the same renderer `engine/build.rs`
+//! The text comes from `occam_params::render`, the same renderer `engine/build.rs`
 //! uses for the `frozen` feature, so an exported module and the frozen build agree.
 //! Other subcommands (`verify`, SPSA) call [`render`] with provenance lines (tuning
 //! parameters, games, SPRT result, bench) that end up in the header comment.
@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use occam::params::render;
+use occam_params::render;
 
 use crate::params_file::{self, ParamFile};
 
@@ -44,20 +44,7 @@ pub struct Args {
 /// `provenance` lines go into the header comment of the Rust and C formats; the
 /// OpenBench format has no comment syntax, so it carries none.
 pub fn render(files: &[ParamFile], format: Format, provenance: &[String]) -> String {
-    let entries: Vec<render::Entry<'_>> = files
-        .iter()
-        .flat_map(|f| &f.entries)
-        .map(|e| render::Entry {
-            name: &e.name,
-            value: e.value,
-            min: e.min,
-            max: e.max,
-            c_end: e.c_end,
-            r_end: e.r_end,
-            unit: &e.unit,
-            description: &e.description,
-        })
-        .collect();
+    let entries: Vec<_> = files.iter().flat_map(|f| &f.entries).cloned().collect();
     match format {
         Format::Rust => render::rust_consts(&entries, provenance),
         Format::C => render::c_header(&entries, provenance),

@@ -6,6 +6,9 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use occam::Params;
 use occam::position::Game;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
 
 use crate::games::{Adjudication, TimeControl};
 use crate::openings::{self, GeneratorConfig};
@@ -13,6 +16,19 @@ use crate::pgn::PgnWriter;
 
 /// Nodes per move when no limit is given: deterministic and fast enough for SPSA.
 pub const DEFAULT_NODES: u64 = 8_000;
+
+/// Mixed into --seed for the book shuffle.
+const BOOK_SHUFFLE_SALT: u64 = 0x0B00_C5A1_7000_0001;
+
+/// The order in which pairs take the positions of an opening book.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BookOrder {
+    /// The whole book shuffled by --seed (fastchess's `order=random`): any number of
+    /// pairs is a random sample of the book, however the file is sorted.
+    Random,
+    /// File order.
+    Sequential,
+}
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct GameArgs {
@@ -36,6 +52,10 @@ pub struct GameArgs {
     /// openings generated from --seed.
     #[arg(long, value_name = "FILE", help_heading = "Openings")]
     pub book: Option<PathBuf>,
+    /// Order of the book's positions [default: random for spsa, sequential for
+    /// match, verify and datagen].
+    #[arg(long, value_enum, help_heading = "Openings")]
+    pub book_order: Option<BookOrder>,
     /// Book positions are Chess960 (castling rights by rook file).
     #[arg(long, help_heading = "Openings")]
     pub chess960: bool,
@@ -54,10 +74,10 @@ pub struct GameArgs {
     /// Append every game to this PGN file.
     #[arg(long, value_name = "FILE", help_heading = "Games")]
     pub pgn: Option<PathBuf>,
-    /// Resign when both sides agree one is this many centipawns behind...
+    /// A side resigns when its own score is at least this many centipawns below zero...
     #[arg(long, default_value_t = 1000, help_heading = "Adjudication")]
     pub resign_score: i32,
-    /// ...for this many moves of each side (0 disables resign adjudication).
+    /// ...for this many of its consecutive moves (0 disables resign adjudication).
     #[arg(long, default_value_t = 3, help_heading = "Adjudication")]
     pub resign_moves: u32,
     /// Draw adjudication starts at this full move number...
@@ -124,10 +144,16 @@ impl GameArgs {
         }
     }
 
-    /// The opening list: the book when given, else `count` generated openings.
+    /// The opening list: the whole book when given (in --book-order, sequential unless
+    /// set), else `count` generated openings.
     pub fn openings(&self, count: usize) -> Result<Vec<Game>> {
         if let Some(book) = &self.book {
-            return openings::load_book(book, self.chess960);
+            let mut games = openings::load_book(book, self.chess960)?;
+            if self.book_order == Some(BookOrder::Random) {
+                // Its own stream, so the order does not shift with other uses of the seed.
+                games.shuffle(&mut StdRng::seed_from_u64(self.seed ^ BOOK_SHUFFLE_SALT));
+            }
+            return Ok(games);
         }
         let config = GeneratorConfig {
             plies: self.opening_plies,
@@ -167,6 +193,9 @@ impl GameArgs {
             Err(_) => "invalid limit".into(),
         };
         let book = match &self.book {
+            Some(b) if self.book_order == Some(BookOrder::Random) => {
+                format!("book={} order=random seed={}", b.display(), self.seed)
+            }
             Some(b) => format!("book={}", b.display()),
             None => format!(
                 "openings=generated({} plies, seed {})",
@@ -216,9 +245,57 @@ mod tests {
         assert!(parse(&["--depth", "0"]).unwrap().time_control().is_err());
         assert!(parse(&["--tc", "fast"]).unwrap().time_control().is_err());
         assert!(parse(&["--hash", "0"]).is_err());
+        assert!(parse(&["--book-order", "shuffled"]).is_err());
         let adj = parse(&["--max-plies", "90", "--resign-moves", "0"])
             .unwrap()
             .adjudication();
         assert_eq!((adj.max_plies, adj.resign_moves), (90, 0));
+    }
+
+    /// Issue 12: a sorted book gave SPSA a skewed sample (its first positions). Random
+    /// order is a permutation of the whole book, fixed by --seed; sequential is the file.
+    #[test]
+    fn a_random_book_order_shuffles_the_whole_book_by_seed() {
+        let dir = std::env::temp_dir().join(format!("occam-book-order-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let book = dir.join("kings.epd");
+        // 30 positions, sorted by the white king's square (files a-f, ranks 3-7).
+        let empty = |n: usize| if n > 0 { n.to_string() } else { String::new() };
+        let lines: Vec<String> = (0..30)
+            .map(|i| {
+                let (file, rank) = (i / 5, 3 + i % 5);
+                let mut rows = vec!["8".to_string(); 8];
+                rows[0] = "7k".into();
+                rows[8 - rank] = format!("{}K{}", empty(file), empty(7 - file));
+                rows[6] = "7P".into();
+                format!("{} w - -", rows.join("/"))
+            })
+            .collect();
+        std::fs::write(&book, lines.join("\n")).unwrap();
+        let keys = |args: &[&str]| -> Vec<u64> {
+            let mut all = vec!["--book", book.to_str().unwrap()];
+            all.extend_from_slice(args);
+            parse(&all)
+                .unwrap()
+                .openings(5)
+                .unwrap()
+                .iter()
+                .map(|g| g.position.hash())
+                .collect()
+        };
+        let file_order = keys(&[]);
+        assert_eq!(file_order.len(), 30);
+        assert_eq!(keys(&["--book-order", "sequential"]), file_order);
+        let random = keys(&["--book-order", "random", "--seed", "3"]);
+        assert_ne!(random, file_order);
+        assert_eq!(random, keys(&["--book-order", "random", "--seed", "3"]));
+        assert_ne!(random, keys(&["--book-order", "random", "--seed", "4"]));
+        let (mut a, mut b) = (random.clone(), file_order.clone());
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b, "a permutation of the whole book");
+        // The first pairs do not all come from the start of the file.
+        assert!(random[..5].iter().any(|h| !file_order[..5].contains(h)));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -124,9 +124,13 @@ impl Player for EnginePlayer {
 /// When a game is decided without playing it out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Adjudication {
-    /// Resign when both engines agree a side is at least this many centipawns behind...
+    /// A side resigns when its own score (as it reports it for its move) is at least this
+    /// many centipawns below zero...
     pub resign_score: i32,
-    /// ...for this many consecutive moves of each side (0 disables).
+    /// ...for this many of its consecutive moves (0 disables). The opponent's score is
+    /// not consulted: the loser admitting the loss is the one-sided rule of cutechess
+    /// and fastchess (`twosided=false`), and it does not depend on the winner's eval,
+    /// which is often the very thing being tuned.
     pub resign_moves: u32,
     /// Draw once this full move number is reached...
     pub draw_move_number: u32,
@@ -343,7 +347,8 @@ pub fn play_game(
             record.fault = Some((side, fault));
             return record;
         }
-        // Adjudication on the scores of the last move of each side.
+        // Adjudication on the score the mover reported for the move just played:
+        // resignation on its own view alone, draws on both sides' recent scores.
         let score = centipawns(*record.scores.last().unwrap());
         if adjudication.resign_moves > 0 {
             match score {
@@ -475,5 +480,57 @@ mod tests {
             g.fault,
             Some((Color::White, PlayerFault::IllegalMove(_)))
         ));
+    }
+
+    /// Plays the first legal move and reports a fixed score.
+    struct Scripted(i32);
+    impl Player for Scripted {
+        fn name(&self) -> &str {
+            "scripted"
+        }
+        fn new_game(&mut self) -> Result<(), PlayerFault> {
+            Ok(())
+        }
+        fn go(&mut self, game: &Game, _limits: &Limits) -> Result<PlayerMove, PlayerFault> {
+            Ok(PlayerMove {
+                mv: game.position.legal_moves()[0],
+                score: Some(Score::Cp(self.0)),
+            })
+        }
+    }
+
+    /// Resignation goes by the mover's own score alone (as documented on
+    /// `Adjudication`): a side that reports itself lost for `resign_moves` moves loses,
+    /// whatever its opponent thinks; an opponent that claims a win does not end the game.
+    #[test]
+    fn resignation_follows_the_losers_own_score() {
+        let adj = Adjudication {
+            resign_score: 500,
+            resign_moves: 3,
+            draw_moves: 0,
+            max_plies: 40,
+            ..Adjudication::default()
+        };
+        let start = Game::new(Position::startpos());
+        let g = play_game(
+            &mut Scripted(0),
+            &mut Scripted(-600),
+            &start,
+            TimeControl::Nodes(1),
+            &adj,
+        );
+        assert_eq!(
+            (g.outcome, g.reason.as_str()),
+            (Outcome::WhiteWins, "adjudication: resign")
+        );
+        assert_eq!(g.moves.len(), 6, "black resigns after its third move");
+        let g = play_game(
+            &mut Scripted(900),
+            &mut Scripted(-499),
+            &start,
+            TimeControl::Nodes(1),
+            &adj,
+        );
+        assert_ne!(g.reason, "adjudication: resign", "{}", g.reason);
     }
 }

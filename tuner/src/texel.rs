@@ -22,12 +22,12 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use occam::Params;
 use occam::eval::{Evaluator, PHASE_MAX, features};
-use occam::params::{PARAM_SPECS, index_of};
+use occam::params::PARAM_SPECS;
 use occam::position::Position;
 use rayon::prelude::*;
 use shakmaty::{Move, Position as _, Role};
 
-use crate::params_file::ParamFile;
+use crate::params_file::{Field, ParamFile, Selector, overlay};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -35,10 +35,10 @@ pub struct Args {
     pub positions: PathBuf,
     /// The evaluation parameter file to tune and rewrite (e.g. params/eval.json).
     pub params_file: PathBuf,
-    /// Tune only these parameters: comma-separated names or name prefixes
-    /// (e.g. `pst_,material_` or `pawn_isolated_mg`). Default: every weight in the file.
-    #[arg(long, value_name = "LIST")]
-    pub params: Option<String>,
+    /// Tune only these parameters (comma-separated; `prefix_*` takes every name with
+    /// that prefix, as in `spsa`). Default: every weight in the file.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub params: Vec<String>,
     /// Full passes of gradient descent over the positions.
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub epochs: u32,
@@ -112,25 +112,12 @@ pub fn run(args: Args) -> Result<()> {
 
 fn tune(args: &Args) -> Result<()> {
     let mut file = ParamFile::load(&args.params_file)?;
-    file.check_known_to_engine()?;
     let mut params = Params::default();
-    for e in &file.entries {
-        params
-            .set(index_of(&e.name).expect("checked above"), e.value)
-            .map_err(|err| anyhow::anyhow!("{}: {err}", args.params_file.display()))?;
-    }
+    overlay(&mut params, std::slice::from_ref(&file), Field::Value)?;
 
     // The tuned weights: the file's entries that some feature reads, filtered by --params.
-    let filters: Vec<&str> = args
-        .params
-        .as_deref()
-        .map(|s| {
-            s.split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
+    let engine_index = file.bind::<Params>()?;
+    let selected = Selector::parse(&args.params).pick(&file.names())?;
     let mut slot_of_param = vec![None; PARAM_SPECS.len()];
     let mut tuned: Vec<usize> = Vec::new(); // entry index in the file
     let read_by_features: std::collections::HashSet<usize> = features::params()
@@ -139,19 +126,18 @@ fn tune(args: &Args) -> Result<()> {
         .flatten()
         .copied()
         .collect();
-    for (i, e) in file.entries.iter().enumerate() {
-        let spec = index_of(&e.name).expect("checked above");
-        let selected = filters.is_empty() || filters.iter().any(|f| e.name.starts_with(f));
-        if selected && read_by_features.contains(&spec) {
+    for i in selected {
+        let spec = engine_index[i];
+        if read_by_features.contains(&spec) {
             slot_of_param[spec] = Some(tuned.len() as u32);
             tuned.push(i);
         }
     }
     if tuned.is_empty() {
         bail!(
-            "no evaluation weight of {} matches --params '{}' (give names or prefixes such as pst_,material_)",
+            "no evaluation weight of {} matches --params '{}' (only weights some eval feature reads are tuned)",
             args.params_file.display(),
-            args.params.as_deref().unwrap_or("")
+            args.params.join(",")
         );
     }
 
@@ -602,7 +588,7 @@ mod tests {
         let args = |dry_run| Args {
             positions: positions.clone(),
             params_file: params_path.clone(),
-            params: Some("material_pawn_eg".into()),
+            params: vec!["material_pawn_eg".into()],
             epochs: 20,
             lr: 2.0,
             reg: 0.0,

@@ -245,7 +245,7 @@ fn a_match_resumes_from_its_results_file() {
 fn verify_writes_a_stamped_header_only_after_h1() {
     let dir = scratch("verify");
     // Tuned values are the real ones; the "starting" values are wrecked.
-    let file = crippled_eval(&dir, "default");
+    let file = crippled_eval(&dir, "start");
     let header = dir.join("occam_params.h");
     let common = |header: &Path, file: &Path| -> Vec<String> {
         [

@@ -245,6 +245,211 @@ fn a_killed_run_resumes_and_finishes() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 12: a checkpoint left behind by an earlier run (its journal removed by hand)
+/// was adopted by `--resume` of a later run without a word. It is refused, and the
+/// parameter file is left alone.
+#[test]
+fn resume_refuses_a_checkpoint_of_another_run() {
+    let (dir, file) = scratch("stale");
+    let params = two_params();
+    let journal = dir.join("search.spsa.jsonl");
+    let checkpoint = dir.join("search.spsa.checkpoint.json");
+    let args = [
+        "--pairs",
+        "4",
+        "--params",
+        &params,
+        "--threads",
+        "1",
+        "--no-write",
+    ];
+    let first = spsa(&file, &args);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let stale = std::fs::read_to_string(&checkpoint).unwrap();
+    std::fs::remove_file(&journal).unwrap();
+    let second = spsa(&file, &args);
+    assert!(
+        second.status.success(),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    // The second run is killed before its own checkpoint replaces the old one.
+    std::fs::write(&checkpoint, &stale).unwrap();
+    let before = std::fs::read_to_string(&file).unwrap();
+    let mut resume = args.to_vec();
+    resume.push("--resume");
+    let out = spsa(&file, &resume);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "a stale checkpoint was adopted: {err}"
+    );
+    assert!(err.contains("another run"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    // Once it is removed, the journal alone replays the run.
+    std::fs::remove_file(&checkpoint).unwrap();
+    let out = spsa(&file, &resume);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 12: `--restart` overwrote an earlier `*.jsonl.old`. Every earlier run's files
+/// are kept, numbered; the newest run owns the plain names.
+#[test]
+fn restart_keeps_every_earlier_run() {
+    let (dir, file) = scratch("restart");
+    let params = two_params();
+    let mut journals = Vec::new();
+    for seed in ["1", "2", "3"] {
+        let mut extra = vec![
+            "--pairs",
+            "2",
+            "--params",
+            &params,
+            "--threads",
+            "1",
+            "--seed",
+            seed,
+        ];
+        if seed != "1" {
+            extra.push("--restart");
+        }
+        let out = spsa(&file, &extra);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        journals.push(std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap());
+    }
+    for (n, journal) in journals[..2].iter().enumerate() {
+        let old = |ext: &str| dir.join(format!("search.spsa.{ext}.old.{}", n + 1));
+        assert_eq!(&std::fs::read_to_string(old("jsonl")).unwrap(), journal);
+        for ext in ["checkpoint.json", "csv", "result.json"] {
+            assert!(old(ext).exists(), "{ext}.old.{}", n + 1);
+        }
+    }
+    assert!(!dir.join("search.spsa.jsonl.old.3").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 12: with a book, SPSA played the first min(pairs, 2000) positions in file
+/// order, so a sorted book gave a skewed sample. The pairs now draw from the whole book,
+/// shuffled by --seed.
+#[test]
+fn spsa_samples_the_whole_book_at_random() {
+    let (dir, file) = scratch("book");
+    // 30 positions, sorted by the white king's square (files a-f, ranks 3-7).
+    let empty = |n: usize| if n > 0 { n.to_string() } else { String::new() };
+    let boards: Vec<String> = (0..30)
+        .map(|i| {
+            let (f, rank) = (i / 5, 3 + i % 5);
+            let mut rows = vec!["8".to_string(); 8];
+            rows[0] = "7k".into();
+            rows[8 - rank] = format!("{}K{}", empty(f), empty(7 - f));
+            rows[6] = "7P".into();
+            rows.join("/")
+        })
+        .collect();
+    let book = dir.join("sorted.epd");
+    let epd: Vec<String> = boards.iter().map(|b| format!("{b} w - -")).collect();
+    std::fs::write(&book, epd.join("\n")).unwrap();
+    let pgn = dir.join("games.pgn");
+    let params = two_params();
+    let out = spsa(
+        &file,
+        &[
+            "--pairs",
+            "4",
+            "--params",
+            &params,
+            "--threads",
+            "1",
+            "--book",
+            book.to_str().unwrap(),
+            "--pgn",
+            pgn.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    let started: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("[FEN \""))
+        .map(|fen| fen.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(started.len(), 8, "{text}");
+    let index = |b: &str| boards.iter().position(|x| x == b).expect("a book position");
+    let used: Vec<usize> = started.iter().map(|b| index(b)).collect();
+    assert!(
+        used.iter().any(|&i| i >= 4),
+        "4 pairs played only the first 4 positions of the file: {used:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The direction of tuning through the binary: a queen valued at 100 centipawns (in a
+/// copy of params/eval.json) is worth far more, so SPSA must raise it within a short
+/// run. Swapping θ+ and θ− in spsa/mod.rs, or the colours when a pair is scored, drives
+/// it to 0 instead (checked when this test was written).
+#[test]
+fn a_detuned_queen_value_moves_towards_its_worth() {
+    let dir = std::env::temp_dir().join(format!("occam-spsa-direction-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(workspace().join("params/eval.json")).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let tuned = ["material_queen_mg", "material_queen_eg"];
+    for entry in doc["params"].as_array_mut().unwrap() {
+        if tuned.contains(&entry["name"].as_str().unwrap()) {
+            // Far from its worth, and gains large enough to cross the gap in 200 pairs.
+            entry["value"] = serde_json::json!(100);
+            entry["c_end"] = serde_json::json!(150);
+            entry["r_end"] = serde_json::json!(0.02);
+        }
+    }
+    let file = dir.join("eval.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let out = spsa(
+        &file,
+        &[
+            "--params",
+            &tuned.join(","),
+            "--pairs",
+            "200",
+            "--threads",
+            "2",
+            "--seed",
+            "1",
+        ],
+    );
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    let after = values(&std::fs::read_to_string(&file).unwrap());
+    for name in tuned {
+        let (_, v) = after.iter().find(|(n, _)| n == name).unwrap();
+        // A run in the wrong direction ends at the bound 0; the right one near 500.
+        assert!(
+            *v >= 250,
+            "{name}: 100 -> {v}, expected a clear rise\n{}\n{log}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn bad_input_is_named_and_nothing_is_written() {
     let (dir, file) = scratch("bad");
@@ -255,6 +460,18 @@ fn bad_input_is_named_and_nothing_is_written() {
         (vec!["--pairs", "0"], "--pairs"),
         (vec!["--resume"], "without --resume"),
         (vec!["--average-fraction", "0"], "--average-fraction"),
+        // Refused before the tune, not after it (elo1=400 gave a NaN LLR).
+        (
+            vec![
+                "--pairs",
+                "2",
+                "--verify",
+                "--verify-sprt",
+                "elo0=0",
+                "elo1=400",
+            ],
+            "must lie within",
+        ),
     ];
     for (extra, needle) in cases {
         let out = spsa(&file, &extra);
@@ -311,5 +528,121 @@ fn verify_gates_the_frozen_header_on_the_sprt() {
     assert!(err.contains("did not accept H1"), "{err}");
     assert!(!dir.join("search.frozen.rs").exists());
     assert!(dir.join("search.spsa.result.json").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The names in `config.params` of a run's result file, and its `left_out` names.
+fn tuned_and_left_out(dir: &Path) -> (Vec<String>, Vec<String>) {
+    let text = std::fs::read_to_string(dir.join("search.spsa.result.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let names = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|p| p["name"].as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    (
+        names(&json["config"]["params"]),
+        names(&json["result"]["left_out"]),
+    )
+}
+
+/// The clock-only parameters of params/search.json (`"measured_by": "clock"`).
+fn clock_only() -> Vec<String> {
+    let text = std::fs::read_to_string(workspace().join("params/search.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["measured_by"] == "clock")
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn fixed_node_games_leave_the_clock_only_parameters_out() {
+    let clock = clock_only();
+    assert!(
+        clock.len() >= 7 && clock.iter().all(|n| n.starts_with("tm_")),
+        "{clock:?}"
+    );
+    let (dir, file) = scratch("clockless");
+    let before = values(&std::fs::read_to_string(&file).unwrap());
+    // The README's main job, on the whole file, at fixed nodes.
+    let out = spsa(&file, &["--pairs", "1", "--threads", "1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let notes: Vec<&str> = err.lines().filter(|l| l.contains("clock-only")).collect();
+    assert_eq!(notes.len(), 1, "{err}");
+    assert!(notes[0].contains("leaving out 7") && notes[0].contains("tm_soft_pct"));
+    let (tuned, left_out) = tuned_and_left_out(&dir);
+    assert!(!tuned.iter().any(|n| clock.contains(n)), "{tuned:?}");
+    assert_eq!(tuned.len(), before.len() - clock.len());
+    assert_eq!(left_out, clock);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("left out (not tuned, values kept): tm_") && table.contains("clock-only"),
+        "{table}"
+    );
+    let after = values(&std::fs::read_to_string(&file).unwrap());
+    for ((name, vb), (_, va)) in before.iter().zip(&after) {
+        if clock.contains(name) {
+            assert_eq!(vb, va, "{name} is clock-only but changed");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn include_clock_params_forces_them_in_with_a_warning() {
+    let (dir, file) = scratch("forceclock");
+    let out = spsa(
+        &file,
+        &[
+            "--pairs",
+            "1",
+            "--threads",
+            "1",
+            "--params",
+            "rfp_margin,tm_*",
+            "--include-clock-params",
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("warning: --include-clock-params") && l.contains("random-walk")),
+        "{err}"
+    );
+    let (tuned, left_out) = tuned_and_left_out(&dir);
+    let mut expected = vec!["rfp_margin".to_string()];
+    expected.extend(clock_only());
+    assert_eq!(tuned, expected);
+    assert!(left_out.is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn only_clock_parameters_in_clockless_games_is_refused() {
+    let (dir, file) = scratch("onlyclock");
+    let before = std::fs::read_to_string(&file).unwrap();
+    for games in [&["--nodes", "300"][..], &["--movetime", "5"][..]] {
+        let mut args = vec!["spsa", file.to_str().unwrap(), "--params", "tm_*"];
+        args.extend_from_slice(games);
+        let out = tuner(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{games:?}");
+        assert!(
+            err.contains("clock-only") && err.contains("--tc") && err.contains("tm_inc_pct"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+        assert!(!dir.join("search.spsa.jsonl").exists());
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

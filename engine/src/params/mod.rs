@@ -5,28 +5,11 @@
 //! through `#[inline(always)]` accessors) and the [`PARAM_SPECS`] table of names,
 //! bounds and SPSA constants. This module knows nothing of who reads them.
 
-pub mod render;
-
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-/// Static description of one parameter, straight from its JSON entry.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ParamSpec {
-    pub name: &'static str,
-    /// The file stem it was declared in (`search`, `eval`).
-    pub group: &'static str,
-    /// The compiled-in value (the JSON `value`).
-    pub value: i32,
-    /// The starting value before any tuning (the JSON `default`).
-    pub default: i32,
-    pub min: i32,
-    pub max: i32,
-    pub c_end: f64,
-    pub r_end: f64,
-    pub unit: &'static str,
-    pub description: &'static str,
-}
+/// Static description of one parameter: its JSON entry, compiled in.
+pub use occam_params::ParamSpec;
 
 #[cfg(feature = "frozen")]
 #[allow(dead_code)]
@@ -125,25 +108,33 @@ impl Params {
 
     /// All parameters with their current values, one OpenBench SPSA line each.
     pub fn openbench_lines(&self) -> String {
-        render::openbench(&self.render_entries())
+        occam_params::render::openbench(&self.render_entries())
     }
 
     /// Every parameter with its current value, as the renderers take them.
-    pub fn render_entries(&self) -> Vec<render::Entry<'static>> {
+    pub fn render_entries(&self) -> Vec<ParamSpec> {
         PARAM_SPECS
             .iter()
             .enumerate()
-            .map(|(i, s)| render::Entry {
-                name: s.name,
+            .map(|(i, s)| ParamSpec {
                 value: self.get(i),
-                min: s.min,
-                max: s.max,
-                c_end: s.c_end,
-                r_end: s.r_end,
-                unit: s.unit,
-                description: s.description,
+                ..*s
             })
             .collect()
+    }
+}
+
+/// Parameter files are laid over a `Params` through this (see `occam_params::overlay`).
+impl occam_params::Table for Params {
+    type Error = ParamError;
+    fn specs() -> &'static [ParamSpec] {
+        &PARAM_SPECS
+    }
+    fn index_of(name: &str) -> Option<usize> {
+        index_of(name)
+    }
+    fn set(&mut self, index: usize, value: i32) -> Result<(), ParamError> {
+        Params::set(self, index, value)
     }
 }
 

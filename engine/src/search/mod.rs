@@ -77,9 +77,11 @@ pub struct Limits {
     pub nodes: Option<u64>,
     pub movetime_ms: Option<u64>,
     pub clock: Option<Clock>,
-    /// Search until stopped (also while pondering).
+    /// No time limit (as while pondering): only the depth/node limit or `stop` ends
+    /// the search. Holding the result until `stop` is the caller's business.
     pub infinite: bool,
-    /// Time kept in reserve for communication lag, subtracted from every time budget.
+    /// Time kept in reserve for communication lag, subtracted from the clock budget
+    /// (from a movetime only up to a small share of it).
     pub move_overhead_ms: u64,
 }
 
@@ -314,7 +316,6 @@ impl Searcher {
             } else {
                 Score::Cp(0)
             };
-            self.wait_while_pondering(limits, control);
             return result;
         }
         let max_depth = limits
@@ -425,18 +426,7 @@ impl Searcher {
         self.stats.searches += 1;
         self.stats.time += ctx.tm.start.elapsed();
         result.nodes = self.nodes;
-        self.wait_while_pondering(limits, control);
         result
-    }
-
-    /// UCI: with `go infinite` or while pondering the best move is only sent after
-    /// `stop` (or `ponderhit`), even when the search finished early.
-    fn wait_while_pondering(&self, limits: &Limits, control: &Control) {
-        while (limits.infinite || control.pondering.load(Ordering::Relaxed))
-            && !control.stop.load(Ordering::Relaxed)
-        {
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
     }
 
     /// Counts a node and decides whether the search must stop (stop flag, node
@@ -740,7 +730,7 @@ impl Searcher {
                     if see(pos, &m, &self.see_values) < pc_beta - static_eval {
                         continue;
                     }
-                    let child = pos.play(m);
+                    let child = pos.play_psq(m, self.eval.psq_table());
                     self.set_current_move(ply, Some(m), pos.turn());
                     self.keys.push(pos.hash());
                     let mut v = -self.qsearch(ctx, &child, -pc_beta, -pc_beta + 1, ply + 1);
@@ -871,7 +861,7 @@ impl Searcher {
                 }
             }
 
-            let child = pos.play(m);
+            let child = pos.play_psq(m, self.eval.psq_table());
             self.tt.prefetch(child.hash());
             self.set_current_move(ply, Some(m), color);
             let gives_check = child.is_check();

@@ -8,6 +8,7 @@ use shakmaty::{Color, Move, MoveList};
 
 use super::history::{ContKeys, History};
 use super::see::{SeeValues, captured_value, see};
+use crate::movegen;
 use crate::position::Position;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -90,11 +91,17 @@ impl MovePicker {
     }
 
     fn generate(&mut self, pos: &Position, history: &History, values: &SeeValues) {
-        self.moves = pos.legal_moves();
-        if let Some(tt) = self.tt_move
-            && let Some(i) = self.moves.iter().position(|m| *m == tt)
-        {
-            self.moves.swap_remove(i);
+        if self.noisy_only {
+            // Q-search outside check: only the noisy moves, in the order the full
+            // list below would leave them.
+            movegen::noisy_moves_for_picker(pos.board(), self.tt_move, &mut self.moves);
+        } else {
+            self.moves = pos.legal_moves();
+            if let Some(tt) = self.tt_move
+                && let Some(i) = self.moves.iter().position(|m| *m == tt)
+            {
+                self.moves.swap_remove(i);
+            }
         }
         // Partition: captures and promotions first, scored by MVV/LVA (the victim
         // dominates, the cheaper attacker breaks ties) plus caphist_: the capture

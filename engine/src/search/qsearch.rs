@@ -1,6 +1,6 @@
-//! Quiescence search: stand pat, then captures and promotions (from the one
-//! `legal_moves()` call of the move picker), every evasion when in check, losing
-//! captures (SEE < 0) skipped and delta pruning (`qs_delta_margin`).
+//! Quiescence search: stand pat, then captures and promotions (generated alone by
+//! [`crate::movegen`], never the full move list), every evasion when in check,
+//! losing captures (SEE < 0) skipped and delta pruning (`qs_delta_margin`).
 
 use super::movepick::MovePicker;
 use super::see::{captured_value, see};
@@ -79,8 +79,11 @@ impl Searcher {
                     continue;
                 }
             }
-            let child = pos.play(m);
-            self.tt.prefetch(child.hash());
+            // Prefetch the child's TT bucket before making the move, so the load
+            // overlaps the copy-make.
+            let key = pos.child_hash(m);
+            self.tt.prefetch(key);
+            let child = pos.play_psq_keyed(m, self.eval.psq_table(), key);
             self.keys.push(pos.hash());
             let score = -self.qsearch(ctx, &child, -beta, -alpha, ply + 1);
             self.keys.pop();

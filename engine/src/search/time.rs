@@ -1,12 +1,22 @@
 //! Time management (`tm_*`): a per-move budget from the clock, a soft limit after
 //! which no new iteration starts (extended on fail low and best-move instability)
-//! and a hard limit checked inside the search. The hard limit never eats into the
-//! move overhead, so the engine does not lose on time.
+//! and a hard limit checked inside the search. On the clock the hard limit never
+//! eats into the move overhead, so the engine does not lose on time; a fixed
+//! `movetime` gives the overhead at most a small share of itself.
 
 use std::time::Instant;
 
 use super::Limits;
 use crate::params::Params;
+
+/// The most of a `go movetime` the move overhead may take, in percent (a protocol
+/// safety margin, not a strength setting: more time never plays worse).
+const MOVETIME_MAX_OVERHEAD_PCT: u64 = 5;
+
+/// `pct` percent of `ms`, exact for any clock a GUI may send (no overflow).
+fn percent_of(ms: u64, pct: u64) -> u64 {
+    (u128::from(ms) * u128::from(pct) / 100).min(u128::from(u64::MAX)) as u64
+}
 
 #[derive(Clone, Debug)]
 pub struct TimeManager {
@@ -30,13 +40,18 @@ impl TimeManager {
                 .movestogo
                 .map(|m| m.clamp(1, 60) as u64)
                 .unwrap_or(p.tm_moves_to_go() as u64);
-            let cap = (left * p.tm_max_pct() as u64 / 100).max(1);
-            let budget = (left / mtg + c.inc_ms * p.tm_inc_pct() as u64 / 100).min(cap);
-            soft = Some((budget * p.tm_soft_pct() as u64 / 100).max(1));
-            hard = Some((budget * p.tm_hard_pct() as u64 / 100).clamp(1, cap));
+            let cap = percent_of(left, p.tm_max_pct() as u64).max(1);
+            let budget = (left / mtg)
+                .saturating_add(percent_of(c.inc_ms, p.tm_inc_pct() as u64))
+                .min(cap);
+            soft = Some(percent_of(budget, p.tm_soft_pct() as u64).max(1));
+            hard = Some(percent_of(budget, p.tm_hard_pct() as u64).clamp(1, cap));
         }
         if let Some(mt) = limits.movetime_ms {
-            let mt = mt.saturating_sub(overhead).max(1);
+            // A fixed time per move is thought about in full: the overhead is a reserve
+            // for clock play, and here it may take only a small share of the time.
+            let reserve = overhead.min(percent_of(mt, MOVETIME_MAX_OVERHEAD_PCT));
+            let mt = (mt - reserve).max(1);
             soft = Some(soft.map_or(mt, |s: u64| s.min(mt)));
             hard = Some(hard.map_or(mt, |h: u64| h.min(mt)));
         }
@@ -66,7 +81,7 @@ impl TimeManager {
         if score_dropped {
             pct += p.tm_fail_low_pct() as u64;
         }
-        self.soft_ms = Some((self.base_soft_ms * pct / 100).min(hard));
+        self.soft_ms = Some(percent_of(self.base_soft_ms, pct).min(hard));
     }
 
     /// Past the soft limit: do not start another iteration.
@@ -116,6 +131,53 @@ mod tests {
             ..Limits::default()
         };
         let tm = TimeManager::new(&limits, &p);
-        assert_eq!(tm.hard_ms, Some(450));
+        assert_eq!(
+            tm.hard_ms,
+            Some(475),
+            "5% of 500 ms, not the 50 ms overhead"
+        );
+    }
+
+    #[test]
+    fn huge_clocks_and_movetimes_do_not_overflow() {
+        let p = Params::default();
+        let huge = i64::MAX as u64;
+        for (clock, movetime) in [
+            (Some((huge, huge, None)), None),
+            (Some((100, huge, Some(1))), None),
+            (Some((huge, 0, Some(1))), Some(huge)),
+            (None, Some(huge)),
+        ] {
+            let limits = Limits {
+                clock: clock.map(|(time_ms, inc_ms, movestogo)| Clock {
+                    time_ms,
+                    inc_ms,
+                    movestogo,
+                }),
+                movetime_ms: movetime,
+                move_overhead_ms: 10,
+                ..Limits::default()
+            };
+            let mut tm = TimeManager::new(&limits, &p);
+            tm.adjust(&p, true, true);
+            assert!(tm.soft_ms.unwrap() <= tm.hard_ms.unwrap(), "{limits:?}");
+        }
+    }
+
+    #[test]
+    fn movetime_is_thought_about_nearly_in_full() {
+        let p = Params::default();
+        for (movetime, overhead, expected) in
+            [(10, 10, 10), (100, 10, 95), (1000, 10, 990), (0, 10, 1)]
+        {
+            let limits = Limits {
+                movetime_ms: Some(movetime),
+                move_overhead_ms: overhead,
+                ..Limits::default()
+            };
+            let tm = TimeManager::new(&limits, &p);
+            assert_eq!(tm.hard_ms, Some(expected), "movetime {movetime}");
+            assert_eq!(tm.soft_ms, Some(expected), "movetime {movetime}");
+        }
     }
 }

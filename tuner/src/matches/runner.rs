@@ -267,13 +267,14 @@ pub fn play_match(config: &MatchConfig<'_>) -> Result<MatchResult> {
         played_pairs: 0,
         elapsed: Duration::ZERO,
     };
-    let update_sprt = |result: &mut MatchResult| {
+    let update_sprt = |result: &mut MatchResult| -> Result<()> {
         if let Some(sprt) = config.sprt {
-            let llr = sprt.llr(&result.tally.penta);
+            let llr = sprt.checked_llr(&result.tally.penta)?;
             result.sprt = Some((sprt, llr, sprt.decide(llr)));
         }
+        Ok(())
     };
-    update_sprt(&mut result);
+    update_sprt(&mut result)?;
     let decided = |r: &MatchResult| matches!(r.sprt, Some((_, _, d)) if d != Decision::Continue);
     let pending: Vec<u64> = (0..config.pairs)
         .filter(|i| results.as_ref().is_none_or(|r| !r.done.contains(i)))
@@ -389,7 +390,10 @@ pub fn play_match(config: &MatchConfig<'_>) -> Result<MatchResult> {
                 failure = Err(e);
                 stop.store(true, Ordering::Relaxed);
             }
-            update_sprt(&mut result);
+            if let Err(e) = update_sprt(&mut result) {
+                failure = Err(e);
+                stop.store(true, Ordering::Relaxed);
+            }
             if decided(&result) {
                 stop.store(true, Ordering::Relaxed);
             }

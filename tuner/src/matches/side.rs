@@ -3,21 +3,13 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use occam::Params;
 
 use crate::games::{EnginePlayer, Player};
-use crate::params_file::{ParamFile, load_all};
+pub use crate::params_file::Field;
+use crate::params_file::{ParamFile, load_all, overlay};
 use crate::uci_engine::{EngineSpec, UciEngine};
-
-/// Which field of a parameter file a side plays with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Field {
-    /// The tuned values (`value`).
-    Value,
-    /// The starting values (`default`).
-    Default,
-}
 
 /// One participant. (A handful exist per match: the size of the in-process variant's
 /// parameter table does not matter.)
@@ -39,32 +31,15 @@ pub enum Side {
 /// Parameters: the compiled values with the chosen field of every entry of `files`
 /// laid over them.
 pub fn params_from_files(files: &[PathBuf], field: Field) -> Result<Params> {
-    let loaded = load_all(files)?;
     let mut params = Params::default();
-    for file in &loaded {
-        apply(&mut params, file, field)?;
-    }
+    overlay(&mut params, &load_all(files)?, field)?;
     Ok(params)
 }
 
-fn apply(params: &mut Params, file: &ParamFile, field: Field) -> Result<()> {
-    file.check_known_to_engine()?;
-    for e in &file.entries {
-        let index = occam::params::index_of(&e.name).expect("checked above");
-        let v = match field {
-            Field::Value => e.value,
-            Field::Default => e.default,
-        };
-        params
-            .set(index, v)
-            .with_context(|| format!("{}: parameter '{}'", file.path.display(), e.name))?;
-    }
-    Ok(())
-}
-
 impl Side {
-    /// Parses `--a`/`--b`: comma-separated `FILE`, `FILE@default` (that file's `default`
-    /// fields), `compiled` (nothing over the compiled values) and `name=NAME`.
+    /// Parses `--a`/`--b`: comma-separated `FILE`, `FILE@start` (that file's `start`
+    /// fields; `@default` is the old spelling), `compiled` (nothing over the compiled
+    /// values) and `name=NAME`.
     pub fn parse_params(text: &str, fallback_name: &str) -> Result<Side> {
         let mut name = None;
         let mut params = Params::default();
@@ -81,17 +56,20 @@ impl Side {
                 parts.push("compiled".to_string());
                 continue;
             }
-            let (path, field) = match item.strip_suffix("@default") {
-                Some(p) => (p, Field::Default),
+            let (path, field) = match item
+                .strip_suffix("@start")
+                .or_else(|| item.strip_suffix("@default"))
+            {
+                Some(p) => (p, Field::Start),
                 None => (item.strip_suffix("@value").unwrap_or(item), Field::Value),
             };
             let file = ParamFile::load(std::path::Path::new(path))?;
-            apply(&mut params, &file, field)?;
+            overlay(&mut params, std::slice::from_ref(&file), field)?;
             parts.push(item.to_string());
         }
         if parts.is_empty() {
             bail!(
-                "'{text}' names no parameter set: give FILE[@default],... (e.g. params/search.json,params/eval.json) or 'compiled'"
+                "'{text}' names no parameter set: give FILE[@start],... (e.g. params/search.json,params/eval.json) or 'compiled'"
             );
         }
         Ok(Side::Params {
@@ -163,7 +141,7 @@ mod tests {
     fn parameter_sides_parse_and_merge() {
         let side = Side::parse_params(
             &format!(
-                "name=tuned,{},{}@default",
+                "name=tuned,{},{}@start",
                 repo("search.json"),
                 repo("eval.json")
             ),
@@ -187,10 +165,15 @@ mod tests {
         let values: Vec<i32> = file.entries.iter().map(|e| e.max).collect();
         std::fs::write(&path, file.render_with_values(&values).unwrap()).unwrap();
         let tuned = params_from_files(std::slice::from_ref(&path), Field::Value).unwrap();
-        let start = params_from_files(std::slice::from_ref(&path), Field::Default).unwrap();
+        let start = params_from_files(std::slice::from_ref(&path), Field::Start).unwrap();
+        let old_spelling = Side::parse_params(&format!("{}@default", path.display()), "A").unwrap();
+        let Side::Params { params: old, .. } = old_spelling else {
+            panic!("a parameter side")
+        };
+        assert_eq!(old, start);
         for e in &file.entries {
             assert_eq!(tuned.get_by_name(&e.name), Some(e.max));
-            assert_eq!(start.get_by_name(&e.name), Some(e.default));
+            assert_eq!(start.get_by_name(&e.name), Some(e.start));
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

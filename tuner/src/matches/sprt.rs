@@ -11,6 +11,9 @@ use anyhow::{Result, bail};
 
 use super::stats::{NELO_SCALE, PAIR_SCORES, elo_to_score, mean_and_variance};
 
+/// The largest |elo0|, |elo1| of the normalized model (see [`Sprt::new`]).
+pub const MAX_NORMALIZED_ELO: f64 = 200.0;
+
 /// Which Elo the bounds elo0/elo1 are expressed in.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
@@ -68,7 +71,17 @@ impl Sprt {
             bail!("SPRT: alpha + beta ({}) must be less than 1", alpha + beta);
         }
         if model == Model::Logistic && (elo0 <= -800.0 || elo1 >= 800.0) {
-            bail!("SPRT: logistic bounds must lie within (-800, 800) Elo");
+            bail!("SPRT: logistic bounds must lie within (-800, 800) Elo, got [{elo0}, {elo1}]");
+        }
+        // The normalized model's constrained estimate exists only while the bound is a
+        // reachable normalized score; past about ±230 nElo the LLR becomes NaN, which
+        // would read as "continue" for ever. Real tests use bounds of a few nElo.
+        if model == Model::Normalized
+            && (elo0.abs() > MAX_NORMALIZED_ELO || elo1.abs() > MAX_NORMALIZED_ELO)
+        {
+            bail!(
+                "SPRT: normalized bounds must lie within [-{MAX_NORMALIZED_ELO}, {MAX_NORMALIZED_ELO}] nElo, got [{elo0}, {elo1}] (use model=logistic for larger Elo differences)"
+            );
         }
         Ok(Sprt {
             elo0,
@@ -154,6 +167,21 @@ impl Sprt {
             * (0..5)
                 .map(|i| freq[i] * (p1[i].ln() - p0[i].ln()))
                 .sum::<f64>()
+    }
+
+    /// [`Sprt::llr`], refusing a value that is not a number (which no bound would ever
+    /// stop): the test cannot go on, and saying so beats running for ever.
+    pub fn checked_llr(&self, penta: &[u64; 5]) -> Result<f64> {
+        let llr = self.llr(penta);
+        if !llr.is_finite() {
+            bail!(
+                "SPRT: the LLR of pentanomial {penta:?} under bounds [{}, {}] {:?} is not a number; the test cannot decide",
+                self.elo0,
+                self.elo1,
+                self.model
+            );
+        }
+        Ok(llr)
     }
 
     pub fn decide(&self, llr: f64) -> Decision {
@@ -343,6 +371,51 @@ mod tests {
         }
     }
 
+    /// Every accepted configuration gives a finite LLR, over a deterministic sweep of
+    /// pentanomials (empty, one-sided, lopsided, large) and bounds out to the limits;
+    /// a NaN that slips through is refused by `checked_llr`.
+    #[test]
+    fn accepted_bounds_always_give_a_finite_llr() {
+        let mut x: u64 = 12345;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            x >> 33
+        };
+        let pentas: Vec<[u64; 5]> = (0..400)
+            .map(|_| {
+                std::array::from_fn(|_| {
+                    let r = next();
+                    if r % 3 == 0 {
+                        0
+                    } else {
+                        r % 10u64.pow((r % 5) as u32)
+                    }
+                })
+            })
+            .collect();
+        for (model, limit) in [
+            (Model::Normalized, MAX_NORMALIZED_ELO),
+            (Model::Logistic, 799.0),
+        ] {
+            for (e0, e1) in [(0.0, limit), (-limit, 0.0), (-limit, limit), (0.0, 2.0)] {
+                let s = sprt(e0, e1, 0.05, 0.05, model);
+                for p in &pentas {
+                    let llr = s.checked_llr(p).unwrap();
+                    assert!(llr.is_finite(), "{model:?} [{e0}, {e1}] {p:?}");
+                }
+            }
+        }
+        let beyond = Sprt {
+            elo1: 400.0,
+            ..sprt(0.0, 5.0, 0.05, 0.05, Model::Normalized)
+        };
+        assert!(beyond.llr(&[50, 287, 610, 387, 73]).is_nan());
+        let err = beyond.checked_llr(&[50, 287, 610, 387, 73]).unwrap_err();
+        assert!(err.to_string().contains("not a number"), "{err}");
+    }
+
     #[test]
     fn configurations_are_checked_and_parsed() {
         let words = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
@@ -366,6 +439,15 @@ mod tests {
         ] {
             let err = Sprt::parse(&words(bad), Model::Normalized);
             assert!(err.is_err(), "{bad}");
+        }
+        // Bounds whose LLR is NaN (issue 12: elo1=400 ran for ever) are refused.
+        for (bounds, model) in [
+            ("elo0=0 elo1=400", Model::Normalized),
+            ("elo0=-300 elo1=0", Model::Normalized),
+            ("elo0=0 elo1=800", Model::Logistic),
+        ] {
+            let err = Sprt::parse(&words(bounds), model).unwrap_err().to_string();
+            assert!(err.contains("must lie within"), "{bounds}: {err}");
         }
         assert!(
             sprt(0.0, 5.0, 0.05, 0.05, Model::Normalized)

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use occam::Params;
-use occam::params::render;
+use occam_params::render;
 
 use super::runner::{MatchConfig, play_match};
 use super::side::{Field, Side, params_from_files};
@@ -47,56 +47,93 @@ pub struct VerifyArgs {
     pub resume: bool,
     #[command(flatten)]
     pub games_args: GameArgs,
-    /// Extra provenance lines for the header (e.g. `tuner spsa --verify` adds the tune's
-    /// settings); not a command-line option.
-    #[arg(skip)]
-    pub provenance: Vec<String>,
-    /// The baseline instead of the files' `default`s (`tuner spsa --verify` passes the
-    /// values its tune started from); not a command-line option.
-    #[arg(skip)]
-    pub baseline: Option<Params>,
 }
 
+/// A verification, however it was asked for (`tuner verify`, `tuner spsa --verify`):
+/// tuned values against start values under an SPRT, and where the header goes.
+pub struct VerifyPlan {
+    /// The parameter files the values belong to (named in the report and the header).
+    pub files: Vec<PathBuf>,
+    pub tuned: Params,
+    pub start: Params,
+    pub sprt: Sprt,
+    /// Upper limit of game pairs.
+    pub pairs: u64,
+    pub concurrency: usize,
+    pub header: PathBuf,
+    /// Write the header even when the SPRT did not accept H1.
+    pub force: bool,
+    pub results: Option<PathBuf>,
+    pub resume: bool,
+    pub games: GameArgs,
+    /// Lines for the header saying where the tuned values came from.
+    pub provenance: Vec<String>,
+}
+
+impl VerifyPlan {
+    /// `tuner verify FILES…`: the files' `value`s against their `default`s.
+    pub fn from_args(args: VerifyArgs) -> Result<VerifyPlan> {
+        Ok(VerifyPlan {
+            sprt: Sprt::parse(&args.sprt, args.model)?,
+            tuned: params_from_files(&args.files, Field::Value)?,
+            start: params_from_files(&args.files, Field::Start)?,
+            files: args.files,
+            pairs: args.pairs,
+            concurrency: args.concurrency as usize,
+            header: args.header,
+            force: args.force,
+            results: args.results,
+            resume: args.resume,
+            games: args.games_args,
+            provenance: Vec::new(),
+        })
+    }
+}
+
+/// `tuner verify`.
 pub fn verify(args: VerifyArgs) -> Result<()> {
-    let sprt = Sprt::parse(&args.sprt, args.model)?;
-    let tuned = params_from_files(&args.files, Field::Value)?;
-    let start = match &args.baseline {
-        Some(p) => p.clone(),
-        None => params_from_files(&args.files, Field::Default)?,
-    };
-    let files: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
+    run_plan(VerifyPlan::from_args(args)?)
+}
+
+/// Plays the SPRT of the plan and writes the header when it accepts H1 (or on `force`).
+pub fn run_plan(plan: VerifyPlan) -> Result<()> {
+    let VerifyPlan {
+        sprt, tuned, start, ..
+    } = &plan;
+    let sprt = *sprt;
+    let files: Vec<String> = plan.files.iter().map(|p| p.display().to_string()).collect();
     if tuned == start {
         eprintln!(
             "note: every value equals its default in {}: expect H0",
             files.join(", ")
         );
     }
-    let tc = args.games_args.time_control()?;
-    let openings = args.games_args.openings(args.pairs.min(1_000) as usize)?;
-    let pgn = args.games_args.pgn_writer()?;
-    let settings = args.games_args.describe();
+    let tc = plan.games.time_control()?;
+    let openings = plan.games.openings(plan.pairs.min(1_000) as usize)?;
+    let pgn = plan.games.pgn_writer()?;
+    let settings = plan.games.describe();
     let side = |name: &str, field: &str, params: &Params| Side::Params {
         name: name.to_string(),
         source: format!("{}@{field}", files.join(",")),
         params: params.clone(),
     };
     let (a, b) = (
-        side("tuned", "value", &tuned),
-        side("start", "default", &start),
+        side("tuned", "value", tuned),
+        side("start", "default", start),
     );
     let result = play_match(&MatchConfig {
         a: &a,
         b: &b,
-        pairs: args.pairs,
-        concurrency: args.concurrency as usize,
+        pairs: plan.pairs,
+        concurrency: plan.concurrency,
         tc,
-        adjudication: args.games_args.adjudication(),
+        adjudication: plan.games.adjudication(),
         openings: &openings,
-        hash_mb: args.games_args.hash_mb(),
+        hash_mb: plan.games.hash_mb(),
         sprt: Some(sprt),
         pgn: pgn.as_ref(),
-        results: args.results.clone(),
-        resume: args.resume,
+        results: plan.results.clone(),
+        resume: plan.resume,
         report_every: 0,
         settings: settings.clone(),
         verbose: true,
@@ -105,17 +142,17 @@ pub fn verify(args: VerifyArgs) -> Result<()> {
     print!("{}", result.report(&settings));
     println!("--------------------------------------------------");
     let (_, llr, decision) = result.sprt.expect("an SPRT was configured");
-    if decision != Decision::AcceptH1 && !args.force {
+    if decision != Decision::AcceptH1 && !plan.force {
         bail!(
             "verification did not accept H1 ({decision} after {} games): {} not written (--force writes it anyway)",
             result.tally.games(),
-            args.header.display()
+            plan.header.display()
         );
     }
     let summary = result.tally.summary();
-    let (bench_nodes, _) = occam::bench::run(&tuned, occam::bench::DEFAULT_DEPTH);
+    let (bench_nodes, _) = occam::bench::run(tuned, occam::bench::DEFAULT_DEPTH);
     let mut provenance = vec![format!("verified by: tuner verify {}", files.join(" "))];
-    provenance.extend(args.provenance.iter().cloned());
+    provenance.extend(plan.provenance.iter().cloned());
     provenance.extend([
         format!("files: {}", files.join(", ")),
         format!(
@@ -156,13 +193,13 @@ pub fn verify(args: VerifyArgs) -> Result<()> {
         format!("date: {}", utc_now()),
     ]);
     let entries = tuned.render_entries();
-    let text = if args.header.extension().is_some_and(|e| e == "rs") {
+    let text = if plan.header.extension().is_some_and(|e| e == "rs") {
         render::rust_consts(&entries, &provenance)
     } else {
         render::c_header(&entries, &provenance)
     };
-    write_atomically(&args.header, &text)?;
-    println!("wrote {}", args.header.display());
+    write_atomically(&plan.header, &text)?;
+    println!("wrote {}", plan.header.display());
     Ok(())
 }
 

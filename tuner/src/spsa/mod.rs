@@ -19,15 +19,21 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use occam::Params;
-use occam::params::{FROZEN, PARAM_SPECS, index_of};
+use occam::params::{FROZEN, PARAM_SPECS};
+use occam::position::Game;
 use shakmaty::Color;
 
-use crate::game_args::GameArgs;
-use crate::games::{EnginePlayer, GameRecord, Outcome, pair_score, play_pair};
-use crate::params_file::{ParamFile, load_all};
+use crate::game_args::{BookOrder, GameArgs};
+use crate::games::{
+    Adjudication, EnginePlayer, GameRecord, Outcome, TimeControl, pair_score, play_pair,
+};
+use crate::matches::sprt::{Model, Sprt};
+use crate::matches::verify::VerifyPlan;
+use crate::params_file::{Field, MeasuredBy, ParamFile, Selector, load_all, overlay};
 use crate::pgn;
+use crate::pgn::PgnWriter;
 use schedule::Hyper;
-use server::{RunConfig, RunFiles, Server, TunedParam, WorkItem};
+use server::{LeftOut, RunConfig, RunFiles, Server, TunedParam, WorkItem};
 
 /// Planned pairs of the default run: about a quarter of an hour on two cores at the
 /// default 8000 nodes per move.
@@ -59,7 +65,8 @@ pub struct Args {
     /// Continue the run recorded in the journal (after a kill, a crash or Ctrl-C).
     #[arg(long, conflicts_with = "restart")]
     pub resume: bool,
-    /// Start over although a journal exists (the old journal is kept as *.old).
+    /// Start over although a journal exists (the earlier run's journal, checkpoint and
+    /// results are kept as *.old.1, *.old.2, ...; nothing is overwritten).
     #[arg(long)]
     pub restart: bool,
     /// Journal path [default: next to the first file, e.g. params/search.spsa.jsonl].
@@ -98,6 +105,12 @@ pub struct Args {
     /// header [default: next to the first file, e.g. params/search.frozen.rs].
     #[arg(long, value_name = "FILE")]
     pub header: Option<PathBuf>,
+    /// Tune the clock-only parameters (`"measured_by": "clock"`: time management, tm_*)
+    /// even in games without a clock (--nodes, --depth, --movetime), which never run
+    /// time management: they can only random-walk. Without this flag they are left out
+    /// of such runs; with --tc they are always tuned.
+    #[arg(long)]
+    pub include_clock_params: bool,
     #[command(flatten)]
     pub games: GameArgs,
 }
@@ -109,7 +122,46 @@ struct Slot {
     engine_index: usize,
 }
 
+/// Everything a tune needs, decided before the first game: the parameter files and the
+/// tuned slots in them, the engine values around them, the games and the workers.
+struct TunePlan {
+    files: Vec<ParamFile>,
+    /// The tuned parameters, in the run's (journal's) order.
+    slots: Vec<Slot>,
+    /// Every parameter at its file value; each pair overrides only the slots.
+    base: Params,
+    run_files: RunFiles,
+    openings: Vec<Game>,
+    tc: TimeControl,
+    adjudication: Adjudication,
+    pgn: Option<PgnWriter>,
+    threads: usize,
+    hash_mb: usize,
+    output: Output,
+    /// Write the result into the parameter files (not with --no-write).
+    write: bool,
+    verify: Option<VerifySettings>,
+}
+
+/// What `--verify` will test, checked before the tune.
+struct VerifySettings {
+    sprt: Sprt,
+    pairs: u64,
+    header: PathBuf,
+    games: GameArgs,
+}
+
+/// `tuner spsa`: prepare the run (new or resumed), play its pairs, then write and
+/// optionally verify the result.
 pub fn run(args: Args) -> Result<()> {
+    let (plan, server) = prepare(args)?;
+    let server = play(&plan, server)?;
+    finish(plan, server)
+}
+
+/// Checks the arguments, loads the files and opens the run: a fresh journal, or the
+/// journal of the run being resumed.
+fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     if FROZEN {
         bail!("this tuner was built with the engine's `frozen` feature: parameters cannot change");
     }
@@ -122,23 +174,33 @@ pub fn run(args: Args) -> Result<()> {
     if !(args.alpha > 0.0 && args.gamma > 0.0 && args.big_a.is_none_or(|a| a >= 0.0)) {
         bail!("--alpha and --gamma must be positive and --spsa-a non-negative");
     }
-    let mut files = load_all(&args.files)?;
-    for f in &files {
-        f.check_known_to_engine()?;
-    }
-    let slots = select(&files, &args.params)?;
+    // Checked now, not after the tune: a bad test must not cost the run.
+    let verify_sprt = if args.verify {
+        Some(Sprt::parse(&args.verify_sprt, Model::Normalized).context("--verify-sprt")?)
+    } else {
+        None
+    };
+    let files = load_all(&args.files)?;
     let tc = args.games.time_control()?;
+    let (slots, left_out) = measurable(
+        &files,
+        select(&files, &args.params)?,
+        &tc,
+        args.include_clock_params,
+    )?;
+    // A book is sampled at random by --seed unless --book-order says otherwise, and used
+    // whole: the run cycles through all of it, not through its first positions.
+    args.games.book_order.get_or_insert(BookOrder::Random);
+    let book = if args.games.book.is_some() {
+        Some(args.games.openings(0)?)
+    } else {
+        None
+    };
     let adjudication = args.games.adjudication();
 
     // Every parameter starts from its file value; the tuned ones move from there.
     let mut base = Params::default();
-    for f in &files {
-        for e in &f.entries {
-            let i = index_of(&e.name).expect("checked above");
-            base.set(i, e.value)
-                .with_context(|| format!("{}: {}", f.path.display(), e.name))?;
-        }
-    }
+    overlay(&mut base, &files, Field::Value)?;
 
     let journal = args
         .journal
@@ -150,26 +212,79 @@ pub fn run(args: Args) -> Result<()> {
         files: args.files.clone(),
         params: slots
             .iter()
-            .map(|s| {
-                let e = &files[s.file].entries[s.entry];
-                TunedParam {
-                    name: e.name.clone(),
-                    start: f64::from(e.value),
-                    min: e.min,
-                    max: e.max,
-                    c_end: e.c_end,
-                    r_end: e.r_end,
-                }
-            })
+            .map(|s| TunedParam::from(&files[s.file].entries[s.entry]))
             .collect(),
         hyper: Hyper::new(args.pairs, args.big_a, args.alpha, args.gamma),
         seed: args.games.seed,
         average_fraction: args.average_fraction,
         games: args.games.describe(),
-        openings: args.pairs.min(2000) as usize,
+        openings: book
+            .as_ref()
+            .map_or(args.pairs.min(2000) as usize, Vec::len),
+        nonce: 0,
+        left_out,
     };
 
-    let server = if args.resume {
+    let server = open_run(&args, config, &run_files)?;
+    // The run's own tuned set (on resume it comes from the journal).
+    let slots = reselect(&files, &server.config)?;
+    let openings = match book {
+        Some(book) => book,
+        None => args.games.openings(server.config.openings)?,
+    };
+    let pgn = args.games.pgn_writer()?;
+    let threads = args
+        .threads
+        .map(|t| t as usize)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let hash_mb = args.games.hash_mb();
+
+    eprintln!(
+        "spsa: {} parameters from {}, {} pairs, {threads} threads, {}; journal {}",
+        server.config.params.len(),
+        server
+            .config
+            .files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        server.config.hyper.pairs,
+        server.config.games,
+        journal.display()
+    );
+    let verify = verify_sprt.map(|sprt| VerifySettings {
+        sprt,
+        pairs: args.verify_pairs,
+        header: args
+            .header
+            .clone()
+            .unwrap_or_else(|| server.config.files[0].with_extension("frozen.rs")),
+        games: args.games.clone(),
+    });
+    let plan = TunePlan {
+        files,
+        slots,
+        base,
+        run_files,
+        openings,
+        tc,
+        adjudication,
+        pgn,
+        threads,
+        hash_mb,
+        output: args.output,
+        write: !args.no_write,
+        verify,
+    };
+    Ok((plan, server))
+}
+
+/// The run: resumed from its journal with --resume (which must use the run's own files
+/// and game options), else new, after --restart has moved an earlier run aside.
+fn open_run(args: &Args, config: RunConfig, run_files: &RunFiles) -> Result<Server> {
+    let journal = &run_files.journal;
+    Ok(if args.resume {
         let server = Server::resume(run_files.clone())?;
         let was = &server.config;
         if was.files != config.files || was.games != config.games {
@@ -199,45 +314,39 @@ pub fn run(args: Args) -> Result<()> {
         );
         server
     } else {
-        if journal.exists() {
-            if !args.restart {
-                bail!(
-                    "{} holds an earlier run: add --resume to continue it or --restart to start over",
+        if args.restart {
+            if let Some(n) = run_files.rotate()? {
+                eprintln!(
+                    "--restart: the earlier run's files are kept as {}.old.{n} and its siblings",
                     journal.display()
                 );
             }
-            let old = journal.with_extension("jsonl.old");
-            std::fs::rename(&journal, &old)
-                .with_context(|| format!("cannot move {} aside", journal.display()))?;
-            let _ = std::fs::remove_file(&run_files.checkpoint);
+        } else if journal.exists() {
+            bail!(
+                "{} holds an earlier run: add --resume to continue it or --restart to start over",
+                journal.display()
+            );
         }
         Server::new(config, Some(run_files.clone()))?
-    };
-    // The run's own tuned set (on resume it comes from the journal).
-    let slots = reselect(&files, &server.config)?;
-    let openings = args.games.openings(server.config.openings)?;
-    let pgn_out = args.games.pgn_writer()?;
-    let threads = args
-        .threads
-        .map(|t| t as usize)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let hash_mb = args.games.hash_mb();
+    })
+}
 
-    eprintln!(
-        "spsa: {} parameters from {}, {} pairs, {threads} threads, {}; journal {}",
-        server.config.params.len(),
-        server
-            .config
-            .files
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", "),
-        server.config.hyper.pairs,
-        server.config.games,
-        journal.display()
-    );
-
+/// Plays the planned pairs on `plan.threads` workers and returns the server with every
+/// result applied. On an error the run stops (checkpointed, resumable) and nothing is
+/// written to the parameter files.
+fn play(plan: &TunePlan, server: Server) -> Result<Server> {
+    let TunePlan {
+        slots,
+        base,
+        openings,
+        tc,
+        adjudication,
+        threads,
+        hash_mb,
+        ..
+    } = plan;
+    let (tc, threads, hash_mb) = (*tc, *threads, *hash_mb);
+    let pgn_out = &plan.pgn;
     let progress = Progress::new(&server);
     let shared = Mutex::new((server, progress));
     let abort = AtomicBool::new(false);
@@ -255,14 +364,14 @@ pub fn run(args: Args) -> Result<()> {
                     let Some(item) = shared.lock().unwrap().0.next_work() else {
                         break;
                     };
-                    plus.set_params(with_values(&base, &slots, &item.plus()));
-                    minus.set_params(with_values(&base, &slots, &item.minus()));
+                    plus.set_params(with_values(base, slots, &item.plus()));
+                    minus.set_params(with_values(base, slots, &item.minus()));
                     let games = play_pair(
                         &mut plus,
                         &mut minus,
                         &openings[item.opening % openings.len()],
                         tc,
-                        &adjudication,
+                        adjudication,
                     );
                     let penta = pair_score(&games[0], &games[1]) as u8;
                     let wdl = plus_wdl(&games);
@@ -297,12 +406,29 @@ pub fn run(args: Args) -> Result<()> {
         server.checkpoint().ok();
         return Err(e.context(format!(
             "the run stopped; nothing was written to the parameter files (continue with --resume; journal {})",
-            journal.display()
+            plan.run_files.journal.display()
         )));
     }
     server.checkpoint()?;
+    Ok(server)
+}
 
-    let written = match args.output {
+/// Prints and stores the result table, writes the values back and runs the
+/// verification, as planned.
+fn finish(plan: TunePlan, server: Server) -> Result<()> {
+    let TunePlan {
+        mut files,
+        slots,
+        base,
+        run_files,
+        output,
+        write,
+        verify,
+        threads,
+        ..
+    } = plan;
+
+    let written = match output {
         Output::Average => server.average(),
         Output::Last => server.state.theta.clone(),
     };
@@ -311,16 +437,16 @@ pub fn run(args: Args) -> Result<()> {
         .zip(&server.config.params)
         .map(|(v, p)| (v.round() as i32).clamp(p.min, p.max))
         .collect();
-    let table = report::Table::new(&server, &written, args.output);
+    let table = report::Table::new(&server, &written, output);
     println!("{}", table.render());
     table.write_files(&run_files, &server)?;
-    if args.no_write {
+    if !write {
         eprintln!("--no-write: parameter files left as they were");
     } else {
         write_back(&mut files, &slots, &written)?;
         eprintln!(
             "wrote the {} values to {}",
-            match args.output {
+            match output {
                 Output::Average => "averaged",
                 Output::Last => "last",
             },
@@ -331,7 +457,7 @@ pub fn run(args: Args) -> Result<()> {
                 .join(", ")
         );
     }
-    if args.verify {
+    if let Some(verify) = verify {
         let mut start = base.clone();
         for (s, p) in slots.iter().zip(&server.config.params) {
             start
@@ -339,20 +465,18 @@ pub fn run(args: Args) -> Result<()> {
                 .expect("start values come from the files");
         }
         let cfg = &server.config;
-        let verify = crate::matches::VerifyArgs {
+        let plan = VerifyPlan {
             files: cfg.files.clone(),
-            sprt: args.verify_sprt.clone(),
-            model: crate::matches::sprt::Model::Normalized,
-            pairs: args.verify_pairs,
-            concurrency: threads as u64,
-            header: args
-                .header
-                .clone()
-                .unwrap_or_else(|| cfg.files[0].with_extension("frozen.rs")),
+            tuned: with_values(&base, &slots, &written),
+            start,
+            sprt: verify.sprt,
+            pairs: verify.pairs,
+            concurrency: threads,
+            header: verify.header,
             force: false,
             results: None,
             resume: false,
-            games_args: args.games.clone(),
+            games: verify.games,
             provenance: vec![
                 format!(
                     "tuned by: tuner spsa, {} pairs ({} games), {} parameters ({}), seed {}, alpha {} gamma {} A {}, written: {:?}",
@@ -368,70 +492,31 @@ pub fn run(args: Args) -> Result<()> {
                     cfg.hyper.alpha,
                     cfg.hyper.gamma,
                     cfg.hyper.big_a,
-                    args.output
+                    output
                 ),
                 format!("tune games: {}", cfg.games),
             ],
-            baseline: Some(start),
         };
-        crate::matches::verify(verify)?;
+        crate::matches::verify::run_plan(plan)?;
     }
     Ok(())
 }
 
 /// The tuned entries: all of them, or those named by `--params`.
 fn select(files: &[ParamFile], wanted: &[String]) -> Result<Vec<Slot>> {
-    let all: Vec<(usize, usize, &str)> = files
-        .iter()
-        .enumerate()
-        .flat_map(|(fi, f)| {
-            f.entries
-                .iter()
-                .enumerate()
-                .map(move |(ei, e)| (fi, ei, e.name.as_str()))
-        })
-        .collect();
-    let mut chosen: Vec<(usize, usize)> = Vec::new();
-    if wanted.is_empty() {
-        chosen = all.iter().map(|&(f, e, _)| (f, e)).collect();
-    } else {
-        let mut unknown = Vec::new();
-        for w in wanted.iter().map(|w| w.trim()).filter(|w| !w.is_empty()) {
-            let hits: Vec<(usize, usize)> = all
-                .iter()
-                .filter(|(_, _, name)| match w.strip_suffix('*') {
-                    Some(prefix) => name.starts_with(prefix),
-                    None => *name == w,
-                })
-                .map(|&(f, e, _)| (f, e))
-                .collect();
-            if hits.is_empty() {
-                unknown.push(w.to_string());
-            }
-            for h in hits {
-                if !chosen.contains(&h) {
-                    chosen.push(h);
-                }
-            }
-        }
-        if !unknown.is_empty() {
-            let names: Vec<&str> = all.iter().map(|a| a.2).collect();
-            let shown = if names.len() > 40 {
-                format!("{}, … ({} in all)", names[..40].join(", "), names.len())
-            } else {
-                names.join(", ")
-            };
-            bail!(
-                "--params: no parameter named {} in these files; the names are: {shown}",
-                unknown.join(", ")
-            );
-        }
-        chosen.sort();
+    let mut all: Vec<(usize, usize, usize)> = Vec::new(); // (file, entry, engine index)
+    for (fi, f) in files.iter().enumerate() {
+        let indices = f.bind::<Params>()?;
+        all.extend(indices.into_iter().enumerate().map(|(ei, i)| (fi, ei, i)));
     }
+    let names: Vec<&str> = all
+        .iter()
+        .map(|&(f, e, _)| files[f].entries[e].name.as_str())
+        .collect();
+    let chosen = Selector::parse(wanted).pick(&names)?;
     let mut slots = Vec::new();
-    for (file, entry) in chosen {
+    for (file, entry, engine_index) in chosen.into_iter().map(|k| all[k]) {
         let e = &files[file].entries[entry];
-        let engine_index = index_of(&e.name).expect("checked against the engine");
         let spec = &PARAM_SPECS[engine_index];
         if e.min >= e.max {
             bail!(
@@ -463,6 +548,65 @@ fn select(files: &[ParamFile], wanted: &[String]) -> Result<Vec<Slot>> {
         bail!("no parameters to tune");
     }
     Ok(slots)
+}
+
+/// Tune only what the games can measure. Time management (`"measured_by": "clock"`)
+/// runs only on a clock: at fixed nodes or depth it never runs, and at a fixed movetime
+/// the whole time is spent (the soft-limit extensions are capped by it), so a tm_*
+/// value cannot change a single move and SPSA would only random-walk it and write it
+/// back changed. Such parameters are left out, with one line saying so, unless
+/// `include_clock` forces them in (with a warning). Returns the slots to tune and the
+/// ones left out, with the reason.
+fn measurable(
+    files: &[ParamFile],
+    slots: Vec<Slot>,
+    tc: &TimeControl,
+    include_clock: bool,
+) -> Result<(Vec<Slot>, Vec<LeftOut>)> {
+    let games = match tc {
+        TimeControl::Clock { .. } => return Ok((slots, Vec::new())),
+        TimeControl::Nodes(_) => "fixed-node",
+        TimeControl::Depth(_) => "fixed-depth",
+        TimeControl::MoveTime(_) => "fixed-movetime",
+    };
+    let name = |s: &Slot| files[s.file].entries[s.entry].name.clone();
+    let (clock, rest): (Vec<Slot>, Vec<Slot>) = slots
+        .into_iter()
+        .partition(|s| files[s.file].entries[s.entry].measured_by == MeasuredBy::Clock);
+    if clock.is_empty() {
+        return Ok((rest, Vec::new()));
+    }
+    let names: Vec<String> = clock.iter().map(name).collect();
+    if include_clock {
+        eprintln!(
+            "warning: --include-clock-params: tuning {} clock-only parameters ({}) in {games} games, which never run time management: they can only random-walk",
+            names.len(),
+            names.join(", ")
+        );
+        let mut all: Vec<Slot> = rest.into_iter().chain(clock).collect();
+        all.sort_by_key(|s| (s.file, s.entry));
+        return Ok((all, Vec::new()));
+    }
+    if rest.is_empty() {
+        bail!(
+            "every selected parameter ({}) is clock-only and {games} games cannot measure it: tune it with --tc BASE+INC (or force it with --include-clock-params)",
+            names.join(", ")
+        );
+    }
+    eprintln!(
+        "spsa: leaving out {} clock-only parameters ({}): {games} games never run time management (tune them with --tc; --include-clock-params forces them in)",
+        names.len(),
+        names.join(", ")
+    );
+    let reason = format!("clock-only; {games} games never run time management");
+    let left_out = names
+        .into_iter()
+        .map(|name| LeftOut {
+            name,
+            reason: reason.clone(),
+        })
+        .collect();
+    Ok((rest, left_out))
 }
 
 /// The slots of the parameters a (possibly resumed) run tunes, in its order.
@@ -618,5 +762,52 @@ impl Progress {
             "spsa: {games} games in {secs:.1} s ({:.2} games/s)",
             games as f64 / secs.max(1e-3)
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn search_file() -> Vec<ParamFile> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../params/search.json");
+        vec![ParamFile::load(&path).unwrap()]
+    }
+
+    fn tuned(files: &[ParamFile], tc: TimeControl, force: bool) -> (Vec<String>, Vec<String>) {
+        let (slots, left_out) = measurable(files, select(files, &[]).unwrap(), &tc, force).unwrap();
+        (
+            slots
+                .iter()
+                .map(|s| files[s.file].entries[s.entry].name.clone())
+                .collect(),
+            left_out.into_iter().map(|l| l.name).collect(),
+        )
+    }
+
+    #[test]
+    fn only_games_on_a_clock_tune_time_management() {
+        let files = search_file();
+        let all = files[0].entries.len();
+        let clock = TimeControl::Clock {
+            base_ms: 8000,
+            inc_ms: 80,
+        };
+        let (on_clock, none) = tuned(&files, clock, false);
+        assert_eq!((on_clock.len(), none.len()), (all, 0));
+        for tc in [
+            TimeControl::Nodes(8000),
+            TimeControl::Depth(6),
+            TimeControl::MoveTime(100),
+        ] {
+            let (kept, out) = tuned(&files, tc, false);
+            assert_eq!(out.len(), 7, "{tc:?}");
+            assert!(out.iter().all(|n| n.starts_with("tm_")), "{out:?}");
+            assert!(kept.iter().all(|n| !n.starts_with("tm_")), "{kept:?}");
+            assert_eq!(kept.len() + out.len(), all);
+            // Forced in: everything, in file order.
+            let (forced, none) = tuned(&files, tc, true);
+            assert_eq!((&forced, none.len()), (&on_clock, 0));
+        }
     }
 }

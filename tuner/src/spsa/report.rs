@@ -6,7 +6,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Output;
-use super::server::{RunFiles, Server};
+use super::server::{LeftOut, RunFiles, Server};
 use crate::params_file::write_atomically;
 
 #[derive(Serialize)]
@@ -29,6 +29,8 @@ pub struct Table {
     pub penta: [u64; 5],
     pub output: String,
     pub rows: Vec<Row>,
+    /// Parameters of the files the run did not tune, and why (their values are kept).
+    pub left_out: Vec<LeftOut>,
 }
 
 impl Table {
@@ -57,6 +59,7 @@ impl Table {
             penta: s.penta,
             output: format!("{output:?}").to_lowercase(),
             rows,
+            left_out: server.config.left_out.clone(),
         }
     }
 
@@ -89,6 +92,21 @@ impl Table {
             "{} pairs; θ+ W-D-L {}-{}-{}; pentanomial {:?}; written: {}",
             self.pairs, self.wdl[0], self.wdl[1], self.wdl[2], self.penta, self.output
         ));
+        // One line per reason: which parameters the run left out (values unchanged).
+        let mut reasons: Vec<&str> = self.left_out.iter().map(|l| l.reason.as_str()).collect();
+        reasons.dedup();
+        for reason in reasons {
+            let names: Vec<&str> = self
+                .left_out
+                .iter()
+                .filter(|l| l.reason == reason)
+                .map(|l| l.name.as_str())
+                .collect();
+            out.push_str(&format!(
+                "\nleft out (not tuned, values kept): {} ({reason})",
+                names.join(", ")
+            ));
+        }
         out
     }
 

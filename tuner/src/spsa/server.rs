@@ -6,14 +6,21 @@
 //! Everything random about iteration k (flips, rounding) comes from a stream seeded by
 //! (seed, k), so a run is reproducible, and a resumed run re-issues exactly the
 //! iterations that were in flight when it was killed.
+//!
+//! The journal is the truth; the checkpoint only saves replaying it. A checkpoint names
+//! the journal it belongs to (a hash of the journal's header line, which carries a
+//! fresh nonce per run) and is written right after the header, so a checkpoint left
+//! behind by another run can never be adopted. The state moves only after its pair is
+//! in the journal, and after a failed write the journal takes nothing more, so the file
+//! always ends on a pair it can be resumed from.
 
 use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Bernoulli, Distribution};
@@ -33,6 +40,20 @@ pub struct TunedParam {
     pub r_end: f64,
 }
 
+impl From<&occam_params::Param> for TunedParam {
+    /// A file entry as a run tunes it: from its current `value`.
+    fn from(e: &occam_params::Param) -> TunedParam {
+        TunedParam {
+            name: e.name.clone(),
+            start: f64::from(e.value),
+            min: e.min,
+            max: e.max,
+            c_end: e.c_end,
+            r_end: e.r_end,
+        }
+    }
+}
+
 /// What defines a run; stored as the journal's first line and checked on resume.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunConfig {
@@ -46,6 +67,21 @@ pub struct RunConfig {
     /// The game settings, as a description (limits, openings, hash).
     pub games: String,
     pub openings: usize,
+    /// Drawn afresh for every new run, so that two runs with the same settings still
+    /// have different headers (a checkpoint is bound to its journal's header).
+    #[serde(default)]
+    pub nonce: u64,
+    /// Parameters of the files that this run does not tune because its games cannot
+    /// measure them (clock-only parameters in fixed-node games), with the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<LeftOut>,
+}
+
+/// A parameter a run leaves out, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LeftOut {
+    pub name: String,
+    pub reason: String,
 }
 
 /// One game pair to play.
@@ -88,6 +124,47 @@ struct PairRecord {
 enum JournalLine {
     Header(RunConfig),
     Pair(PairRecord),
+}
+
+/// The checkpoint file: the state after `state.seq` journaled pairs, and the identity
+/// of the journal it belongs to.
+#[derive(Serialize, Deserialize)]
+struct Checkpoint {
+    /// [`header_id`] of the journal's header line.
+    journal: String,
+    state: State,
+}
+
+/// Identifies a journal by its header line (FNV-1a, stable across builds).
+fn header_id(header_line: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in header_line.trim_end().bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// Where journal lines go: the journal file or, in tests, a writer that fails on cue.
+pub trait JournalSink: Send {
+    /// Appends one whole line (one write call, so a failure tears at most this line).
+    fn append(&mut self, line: &[u8]) -> std::io::Result<()>;
+    /// Cuts the journal back to `len` bytes (drops what a failed append left).
+    fn truncate(&mut self, len: u64) -> std::io::Result<()>;
+    /// Makes everything appended durable (before a checkpoint refers to it).
+    fn sync(&self) -> std::io::Result<()>;
+}
+
+impl JournalSink for File {
+    fn append(&mut self, line: &[u8]) -> std::io::Result<()> {
+        self.write_all(line)?;
+        self.flush()
+    }
+    fn truncate(&mut self, len: u64) -> std::io::Result<()> {
+        self.set_len(len)
+    }
+    fn sync(&self) -> std::io::Result<()> {
+        self.sync_data()
+    }
 }
 
 /// The server state that a checkpoint holds.
@@ -134,6 +211,41 @@ impl RunFiles {
     pub fn sibling(&self, extension: &str) -> PathBuf {
         self.journal.with_extension(extension)
     }
+
+    /// Every file of a run: journal, checkpoint, table, result and plot.
+    fn all(&self) -> Vec<PathBuf> {
+        vec![
+            self.journal.clone(),
+            self.checkpoint.clone(),
+            self.sibling("csv"),
+            self.sibling("result.json"),
+            self.sibling("svg"),
+        ]
+    }
+
+    /// `--restart`: moves every file of the earlier run aside as `<name>.old.N`, with the
+    /// first N that none of them uses yet, so no earlier journal is ever overwritten.
+    /// Returns N, or `None` when there was nothing to move.
+    pub fn rotate(&self) -> Result<Option<u32>> {
+        let present: Vec<PathBuf> = self.all().into_iter().filter(|p| p.exists()).collect();
+        if present.is_empty() {
+            return Ok(None);
+        }
+        let aside = |p: &Path, n: u32| PathBuf::from(format!("{}.old.{n}", p.display()));
+        let n = (1..)
+            .find(|&n| self.all().iter().all(|p| !aside(p, n).exists()))
+            .expect("a free number");
+        for p in &present {
+            // A hard link never replaces an existing file; the original goes only once
+            // its copy is in place.
+            let to = aside(p, n);
+            std::fs::hard_link(p, &to)
+                .or_else(|_| std::fs::copy(p, &to).map(|_| ()))
+                .and_then(|()| std::fs::remove_file(p))
+                .with_context(|| format!("--restart: cannot move {} aside", p.display()))?;
+        }
+        Ok(Some(n))
+    }
 }
 
 pub struct Server {
@@ -145,15 +257,23 @@ pub struct Server {
     /// Iterations to issue before new ones (lost in flight by a killed run).
     reissue: BTreeSet<u64>,
     next_k: u64,
-    journal: Option<File>,
+    journal: Option<Box<dyn JournalSink>>,
+    /// Bytes of the journal that hold whole lines (where a torn append is cut back to).
+    journal_len: u64,
+    /// [`header_id`] of the journal, stored in every checkpoint.
+    journal_id: String,
+    /// Set by a failed journal write: from then on no pair is accepted.
+    journal_failed: bool,
     files: Option<RunFiles>,
     last_checkpoint: Instant,
     checkpoint_every: Duration,
 }
 
 impl Server {
-    /// A fresh run. With `files`, the journal is created (refusing to overwrite one).
-    pub fn new(config: RunConfig, files: Option<RunFiles>) -> Result<Server> {
+    /// A fresh run. With `files`, the journal is created (refusing to overwrite one)
+    /// with a fresh nonce in its header, and a checkpoint bound to it is written at once
+    /// (replacing any checkpoint an earlier run left behind).
+    pub fn new(mut config: RunConfig, files: Option<RunFiles>) -> Result<Server> {
         let n = config.params.len();
         let theta: Vec<f64> = config.params.iter().map(|p| p.start).collect();
         let state = State {
@@ -168,30 +288,48 @@ impl Server {
             done_below: 0,
             done_above: BTreeSet::new(),
         };
-        let journal = match &files {
-            Some(f) => {
-                let mut file = OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .open(&f.journal)
-                    .with_context(|| format!("cannot create journal {}", f.journal.display()))?;
-                writeln!(
-                    file,
-                    "{}",
-                    serde_json::to_string(&JournalLine::Header(config.clone()))?
-                )?;
-                file.sync_all()?;
-                Some(file)
-            }
-            None => None,
+        let Some(f) = &files else {
+            return Ok(Server::assemble(
+                config,
+                state,
+                None,
+                0,
+                String::new(),
+                None,
+            ));
         };
-        Ok(Server::assemble(config, state, journal, files))
+        config.nonce = fresh_nonce();
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&f.journal)
+            .with_context(|| format!("cannot create journal {}", f.journal.display()))?;
+        let header = format!(
+            "{}\n",
+            serde_json::to_string(&JournalLine::Header(config.clone()))?
+        );
+        file.write_all(header.as_bytes())
+            .and_then(|()| file.sync_all())
+            .with_context(|| format!("cannot write journal {}", f.journal.display()))?;
+        let id = header_id(&header);
+        let mut server = Server::assemble(
+            config,
+            state,
+            Some(Box::new(file)),
+            header.len() as u64,
+            id,
+            files,
+        );
+        server.checkpoint()?;
+        Ok(server)
     }
 
     fn assemble(
         config: RunConfig,
         state: State,
-        journal: Option<File>,
+        journal: Option<Box<dyn JournalSink>>,
+        journal_len: u64,
+        journal_id: String,
         files: Option<RunFiles>,
     ) -> Server {
         let gains = config
@@ -217,16 +355,32 @@ impl Server {
             reissue,
             next_k,
             journal,
+            journal_len,
+            journal_id,
+            journal_failed: false,
             files,
             last_checkpoint: Instant::now(),
             checkpoint_every: Duration::from_secs(5),
         }
     }
 
-    /// Continues a run from its checkpoint and journal. Returns the server and the
-    /// number of pairs recovered.
+    /// Continues a run from its journal, starting from its checkpoint when that belongs
+    /// to this journal (a checkpoint of another run is refused, not adopted).
     pub fn resume(files: RunFiles) -> Result<Server> {
-        let (config, records, good_len) = read_journal(&files.journal)?;
+        Server::resume_with(files, |file| Box::new(file))
+    }
+
+    /// [`Server::resume`] with the journal file wrapped by `sink` (tests inject faults).
+    fn resume_with(
+        files: RunFiles,
+        sink: impl FnOnce(File) -> Box<dyn JournalSink>,
+    ) -> Result<Server> {
+        let Journal {
+            config,
+            records,
+            good_len,
+            id,
+        } = read_journal(&files.journal)?;
         // Drop a line torn by a kill in mid-write, so appending continues cleanly.
         let file = OpenOptions::new()
             .write(true)
@@ -234,13 +388,19 @@ impl Server {
             .with_context(|| format!("cannot open journal {}", files.journal.display()))?;
         file.set_len(good_len)?;
         drop(file);
-        let mut server =
-            Server::assemble(config.clone(), Server::new(config, None)?.state, None, None);
-        if let Ok(text) = std::fs::read_to_string(&files.checkpoint)
-            && let Ok(state) = serde_json::from_str::<State>(&text)
-            && state.seq as usize <= records.len()
-            && state.theta.len() == server.config.params.len()
-        {
+        let fresh = Server::new(config, None)?;
+        let mut server = Server::assemble(fresh.config, fresh.state, None, 0, id, None);
+        if let Some(state) = read_checkpoint(&files, &server.journal_id)? {
+            if state.seq as usize > records.len() || state.theta.len() != server.state.theta.len() {
+                bail!(
+                    "checkpoint {} is at pair {} but journal {} holds {} pairs of {} parameters: they do not match; remove the checkpoint and resume again (the journal alone replays the run)",
+                    files.checkpoint.display(),
+                    state.seq,
+                    files.journal.display(),
+                    records.len(),
+                    server.state.theta.len()
+                );
+            }
             server.state = state;
         }
         let from = server.state.seq as usize;
@@ -251,8 +411,14 @@ impl Server {
             .append(true)
             .open(&files.journal)
             .with_context(|| format!("cannot append to journal {}", files.journal.display()))?;
-        let state = server.state.clone();
-        let mut server = Server::assemble(server.config, state, Some(journal), Some(files));
+        let mut server = Server::assemble(
+            server.config,
+            server.state,
+            Some(sink(journal)),
+            good_len,
+            server.journal_id,
+            Some(files),
+        );
         server.checkpoint()?;
         Ok(server)
     }
@@ -302,25 +468,46 @@ impl Server {
 
     /// Applies the result of a pair: `penta` = half points θ+ scored (0..=4), `wdl` =
     /// θ+'s game results. Journals the pair and checkpoints every few seconds.
+    ///
+    /// The state moves only once the pair is in the journal. A failed write cuts the
+    /// journal back to its last whole line and closes it: this and every later pair is
+    /// refused (the run stops; `--resume` plays them again).
     pub fn apply(&mut self, item: &WorkItem, penta: u8, wdl: [u64; 3]) -> Result<()> {
-        self.in_flight.remove(&item.k);
-        let record = self.update(item.k, &item.flips, &item.realised, penta, wdl);
-        if let Some(journal) = &mut self.journal {
-            writeln!(
-                journal,
-                "{}",
-                serde_json::to_string(&JournalLine::Pair(record))?
-            )?;
-            journal.flush()?;
+        if self.journal_failed {
+            bail!(
+                "pair {} not recorded: the journal stopped after a write error",
+                item.k
+            );
         }
+        let mut state = self.state.clone();
+        let record = self.update(&mut state, item.k, &item.flips, &item.realised, penta, wdl);
+        if let Some(journal) = &mut self.journal {
+            let line = format!("{}\n", serde_json::to_string(&JournalLine::Pair(record))?);
+            if let Err(e) = journal.append(line.as_bytes()) {
+                self.journal_failed = true;
+                let _ = journal.truncate(self.journal_len);
+                return Err(anyhow!(e).context(format!(
+                    "cannot write pair {} to journal {}",
+                    state.seq,
+                    self.files
+                        .as_ref()
+                        .map_or_else(String::new, |f| f.journal.display().to_string())
+                )));
+            }
+            self.journal_len += line.len() as u64;
+        }
+        self.in_flight.remove(&item.k);
+        self.state = state;
         if self.last_checkpoint.elapsed() >= self.checkpoint_every || self.finished() {
             self.checkpoint()?;
         }
         Ok(())
     }
 
+    /// Moves `s` by one pair's result and returns the pair's journal record.
     fn update(
-        &mut self,
+        &self,
+        s: &mut State,
         k: u64,
         flips: &[i8],
         realised: &[Realised],
@@ -329,7 +516,6 @@ impl Server {
     ) -> PairRecord {
         let hyper = self.config.hyper;
         let result = i32::from(penta) - 2;
-        let s = &mut self.state;
         for (i, p) in self.config.params.iter().enumerate() {
             let a_k = self.gains[i].a_k(k, &hyper);
             let moved = s.theta[i] + step(a_k, realised[i], flips[i], result);
@@ -383,7 +569,15 @@ impl Server {
                 self.config.params.len()
             );
         }
-        let replayed = self.update(record.k, &record.flips, &realised, record.penta, record.wdl);
+        let mut state = self.state.clone();
+        let replayed = self.update(
+            &mut state,
+            record.k,
+            &record.flips,
+            &realised,
+            record.penta,
+            record.wdl,
+        );
         let drift = replayed
             .theta
             .iter()
@@ -396,15 +590,20 @@ impl Server {
                 record.seq
             );
         }
+        self.state = state;
         Ok(())
     }
 
-    /// Writes the server state atomically next to the journal.
+    /// Writes the server state atomically next to the journal, bound to the journal.
     pub fn checkpoint(&mut self) -> Result<()> {
         self.last_checkpoint = Instant::now();
         if let (Some(files), Some(journal)) = (&self.files, &self.journal) {
-            journal.sync_data()?;
-            write_atomically(&files.checkpoint, &serde_json::to_string(&self.state)?)?;
+            journal.sync()?;
+            let checkpoint = Checkpoint {
+                journal: self.journal_id.clone(),
+                state: self.state.clone(),
+            };
+            write_atomically(&files.checkpoint, &serde_json::to_string(&checkpoint)?)?;
         }
         Ok(())
     }
@@ -428,6 +627,42 @@ impl Server {
     }
 }
 
+/// The state in the run's checkpoint, if there is one; a checkpoint of another journal
+/// (or of an older format that names none) is refused.
+fn read_checkpoint(files: &RunFiles, journal_id: &str) -> Result<Option<State>> {
+    let text = match std::fs::read_to_string(&files.checkpoint) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(e).with_context(|| format!("cannot read {}", files.checkpoint.display()));
+        }
+    };
+    let remedy = "remove it and resume again (the journal alone replays the run)";
+    let checkpoint: Checkpoint = serde_json::from_str(&text).map_err(|_| {
+        anyhow!(
+            "{} is not a checkpoint bound to a journal (damaged, or written by an older tuner): {remedy}",
+            files.checkpoint.display()
+        )
+    })?;
+    if checkpoint.journal != journal_id {
+        bail!(
+            "{} belongs to another run than journal {} (a stale checkpoint left by an earlier run): {remedy}",
+            files.checkpoint.display(),
+            files.journal.display()
+        );
+    }
+    Ok(Some(checkpoint.state))
+}
+
+/// A new run's nonce: the clock and the process id, mixed.
+fn fresh_nonce() -> u64 {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut rng = iteration_rng(nanos, u64::from(std::process::id()));
+    rng.random()
+}
+
 fn iteration_rng(seed: u64, k: u64) -> StdRng {
     // SplitMix-style mixing so neighbouring (seed, k) give unrelated streams.
     let mut z = seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -436,9 +671,18 @@ fn iteration_rng(seed: u64, k: u64) -> StdRng {
     StdRng::seed_from_u64(z ^ (z >> 31))
 }
 
-/// Reads a journal: its header, the pairs, and the byte length of the intact part (a
-/// final line torn by a kill is left out).
-fn read_journal(path: &Path) -> Result<(RunConfig, Vec<PairRecord>, u64)> {
+/// A journal as read back.
+struct Journal {
+    config: RunConfig,
+    records: Vec<PairRecord>,
+    /// Byte length of the intact part (a final line torn by a kill is left out).
+    good_len: u64,
+    /// [`header_id`] of the header line.
+    id: String,
+}
+
+/// Reads a journal: its header, the pairs, and the byte length of the intact part.
+fn read_journal(path: &Path) -> Result<Journal> {
     let file = File::open(path).with_context(|| {
         format!(
             "cannot resume: no journal at {} (start the run without --resume)",
@@ -447,6 +691,7 @@ fn read_journal(path: &Path) -> Result<(RunConfig, Vec<PairRecord>, u64)> {
     })?;
     let mut reader = BufReader::new(file);
     let mut config = None;
+    let mut id = String::new();
     let mut records = Vec::new();
     let mut good_len = 0u64;
     let mut line = String::new();
@@ -460,7 +705,10 @@ fn read_journal(path: &Path) -> Result<(RunConfig, Vec<PairRecord>, u64)> {
         number += 1;
         let complete = line.ends_with('\n');
         match serde_json::from_str::<JournalLine>(line.trim_end()) {
-            Ok(JournalLine::Header(c)) if number == 1 => config = Some(c),
+            Ok(JournalLine::Header(c)) if number == 1 && complete => {
+                id = header_id(&line);
+                config = Some(c)
+            }
             Ok(JournalLine::Pair(r)) if config.is_some() && complete => {
                 if r.seq != records.len() as u64 + 1 {
                     bail!(
@@ -482,13 +730,21 @@ fn read_journal(path: &Path) -> Result<(RunConfig, Vec<PairRecord>, u64)> {
     }
     let config = config
         .with_context(|| format!("{} has no run header: not an SPSA journal", path.display()))?;
-    Ok((config, records, good_len))
+    Ok(Journal {
+        config,
+        records,
+        good_len,
+        id,
+    })
 }
 
 /// The θ trajectories recorded in a journal: parameter names and, per pair, θ.
 pub fn trajectories(path: &Path) -> Result<(RunConfig, Vec<Vec<f64>>)> {
-    let (config, records, _) = read_journal(path)?;
-    Ok((config, records.into_iter().map(|r| r.theta).collect()))
+    let journal = read_journal(path)?;
+    Ok((
+        journal.config,
+        journal.records.into_iter().map(|r| r.theta).collect(),
+    ))
 }
 
 #[cfg(test)]
@@ -505,6 +761,8 @@ mod tests {
             average_fraction: 0.25,
             games: "synthetic".into(),
             openings: 10,
+            nonce: 0,
+            left_out: Vec::new(),
         }
     }
 
@@ -666,6 +924,168 @@ mod tests {
         let missing = RunFiles::new(dir.join("none.spsa.jsonl"));
         let err = Server::resume(missing).err().unwrap().to_string();
         assert!(err.contains("without --resume"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("occam-spsa-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// Plays `n` pairs of `server` on the synthetic game, one at a time.
+    fn play(server: &mut Server, n: usize, optimum: &[f64]) {
+        for _ in 0..n {
+            let item = server.next_work().unwrap();
+            let p = synthetic_pair(&item, optimum, 5);
+            server.apply(&item, p, wdl(p)).unwrap();
+        }
+    }
+
+    /// Issue 12: an earlier run's checkpoint stayed behind after its journal was removed;
+    /// a new run was killed before its first timed checkpoint, and the resume took the
+    /// old run's θ without a word. The new run's own checkpoint (written right after its
+    /// header) is used instead, and a checkpoint of another journal is refused.
+    #[test]
+    fn a_stale_checkpoint_is_never_adopted() {
+        let dir = scratch("stale");
+        let files = RunFiles::new(dir.join("run.spsa.jsonl"));
+        let optimum = [150.0];
+        let mut old =
+            Server::new(config(vec![param("a", 100.0)], 20, 1), Some(files.clone())).unwrap();
+        play(&mut old, 20, &optimum); // finished: checkpointed
+        drop(old);
+        let stale = std::fs::read_to_string(&files.checkpoint).unwrap();
+        std::fs::remove_file(&files.journal).unwrap();
+
+        let mut new =
+            Server::new(config(vec![param("a", 20.0)], 40, 2), Some(files.clone())).unwrap();
+        new.checkpoint_every = Duration::from_secs(3600);
+        play(&mut new, 20, &optimum);
+        let killed_at = new.state.clone();
+        drop(new);
+
+        let resumed = Server::resume(files.clone()).unwrap();
+        assert_eq!(resumed.state, killed_at);
+        drop(resumed);
+
+        std::fs::write(&files.checkpoint, &stale).unwrap();
+        let err = Server::resume(files.clone()).err().expect("refused");
+        assert!(err.to_string().contains("another run"), "{err}");
+        // A checkpoint in the old format (a bare state) names no journal: refused too.
+        let bare = serde_json::to_string(&killed_at).unwrap();
+        std::fs::write(&files.checkpoint, bare).unwrap();
+        let err = Server::resume(files.clone()).err().expect("refused");
+        assert!(err.to_string().contains("not a checkpoint"), "{err}");
+        // Without a checkpoint the journal alone replays the run.
+        std::fs::remove_file(&files.checkpoint).unwrap();
+        assert_eq!(Server::resume(files).unwrap().state, killed_at);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A journal file whose append number `fail_at` (0-based) writes half the line and
+    /// fails; appends after it work again (a disk that was full for a moment).
+    struct FailingJournal {
+        file: File,
+        appends: usize,
+        fail_at: usize,
+    }
+
+    impl JournalSink for FailingJournal {
+        fn append(&mut self, line: &[u8]) -> std::io::Result<()> {
+            self.appends += 1;
+            if self.appends - 1 == self.fail_at {
+                self.file.write_all(&line[..line.len() / 2])?;
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::StorageFull,
+                    "injected: no space left on device",
+                ));
+            }
+            self.file.write_all(line)
+        }
+        fn truncate(&mut self, len: u64) -> std::io::Result<()> {
+            self.file.set_len(len)
+        }
+        fn sync(&self) -> std::io::Result<()> {
+            self.file.sync_data()
+        }
+    }
+
+    /// Issue 12: a failed journal write advanced θ anyway, and the other workers kept
+    /// appending after it, so the journal had a gap or a glued line and could not be
+    /// resumed. Now the run stops at the failed pair and resumes to the same result as
+    /// a run that never failed.
+    #[test]
+    fn a_failed_journal_write_leaves_a_resumable_run() {
+        let dir = scratch("failing");
+        let files = RunFiles::new(dir.join("run.spsa.jsonl"));
+        let optimum = [150.0, 50.0];
+        let make = || config(vec![param("a", 100.0), param("b", 100.0)], 60, 4);
+        let mut straight = Server::new(make(), None).unwrap();
+        play(&mut straight, 60, &optimum);
+
+        drop(Server::new(make(), Some(files.clone())).unwrap());
+        let mut failing = Server::resume_with(files.clone(), |file| {
+            Box::new(FailingJournal {
+                file,
+                appends: 0,
+                fail_at: 10,
+            })
+        })
+        .unwrap();
+        failing.checkpoint_every = Duration::ZERO;
+        play(&mut failing, 10, &optimum);
+        // Pair 11 fails to be written; three other workers hand in their pairs after it.
+        let items: Vec<WorkItem> = (0..4).map(|_| failing.next_work().unwrap()).collect();
+        for (i, item) in items.iter().enumerate() {
+            let p = synthetic_pair(item, &optimum, 5);
+            let err = failing.apply(item, p, wdl(p)).expect_err("refused");
+            let text = format!("{err:#}");
+            if i == 0 {
+                assert!(text.contains("no space left"), "{text}");
+            } else {
+                assert!(text.contains("stopped after a write error"), "{text}");
+            }
+            assert_eq!(failing.pairs_done(), 10);
+        }
+        failing.checkpoint().unwrap();
+        drop(failing);
+
+        let mut resumed = Server::resume(files.clone()).unwrap();
+        assert_eq!(resumed.pairs_done(), 10);
+        play(&mut resumed, 50, &optimum);
+        assert!(resumed.next_work().is_none());
+        assert_eq!(resumed.state, straight.state);
+        assert_eq!(trajectories(&files.journal).unwrap().1.len(), 60);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn restart_moves_every_file_aside_without_overwriting() {
+        let dir = scratch("rotate");
+        let files = RunFiles::new(dir.join("run.spsa.jsonl"));
+        assert_eq!(files.rotate().unwrap(), None);
+        for round in 1..=3u32 {
+            drop(
+                Server::new(
+                    config(vec![param("a", 100.0)], 5, round.into()),
+                    Some(files.clone()),
+                )
+                .unwrap(),
+            );
+            std::fs::write(files.sibling("csv"), format!("table {round}")).unwrap();
+            assert_eq!(files.rotate().unwrap(), Some(round));
+            assert!(!files.journal.exists() && !files.checkpoint.exists());
+        }
+        for round in 1..=3u32 {
+            let old = |p: &Path| PathBuf::from(format!("{}.old.{round}", p.display()));
+            let table = std::fs::read_to_string(old(&files.sibling("csv"))).unwrap();
+            assert_eq!(table, format!("table {round}"));
+            let (cfg, _) = trajectories(&old(&files.journal)).unwrap();
+            assert_eq!(cfg.seed, u64::from(round));
+            assert!(old(&files.checkpoint).exists());
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -1,20 +1,10 @@
 //! Renders parameter tables as source text: the frozen Rust module, a C header and
-//! OpenBench's SPSA input. Shared by `build.rs` (which `#[path]`-includes this file)
-//! and by `tuner export`, so the frozen build and the exported header cannot drift apart.
+//! OpenBench's SPSA input. `engine/build.rs` renders the frozen build with the same
+//! code `tuner export` and `tuner verify` use, so the two cannot drift apart.
 
 use std::fmt::Write as _;
 
-/// One parameter as the renderers need it.
-pub struct Entry<'a> {
-    pub name: &'a str,
-    pub value: i32,
-    pub min: i32,
-    pub max: i32,
-    pub c_end: f64,
-    pub r_end: f64,
-    pub unit: &'a str,
-    pub description: &'a str,
-}
+use crate::Param;
 
 /// Upper-case constant name of a parameter (`razor_base` -> `RAZOR_BASE`).
 pub fn const_name(name: &str) -> String {
@@ -24,7 +14,7 @@ pub fn const_name(name: &str) -> String {
 /// A Rust module of `pub const NAME: i32 = value;`, one per parameter.
 /// `provenance` lines become comments at the top (plain `//`, so the text can be
 /// `include!`d as well as used as a module file).
-pub fn rust_consts(entries: &[Entry<'_>], provenance: &[String]) -> String {
+pub fn rust_consts<S: AsRef<str>>(entries: &[Param<S>], provenance: &[String]) -> String {
     let mut out = String::new();
     out.push_str("// Frozen Occam parameters (generated; do not edit by hand).\n");
     for line in provenance {
@@ -35,15 +25,23 @@ pub fn rust_consts(entries: &[Entry<'_>], provenance: &[String]) -> String {
         let _ = writeln!(
             out,
             "/// {} [{}; range {}..={}]",
-            e.description, e.unit, e.min, e.max
+            e.description.as_ref(),
+            e.unit.as_ref(),
+            e.min,
+            e.max
         );
-        let _ = writeln!(out, "pub const {}: i32 = {};", const_name(e.name), e.value);
+        let _ = writeln!(
+            out,
+            "pub const {}: i32 = {};",
+            const_name(e.name()),
+            e.value
+        );
     }
     out
 }
 
 /// A C header of `#define OCCAM_NAME value`, with an include guard.
-pub fn c_header(entries: &[Entry<'_>], provenance: &[String]) -> String {
+pub fn c_header<S: AsRef<str>>(entries: &[Param<S>], provenance: &[String]) -> String {
     let mut out = String::new();
     out.push_str("/* Frozen Occam parameters (generated; do not edit by hand).\n");
     for line in provenance {
@@ -54,9 +52,9 @@ pub fn c_header(entries: &[Entry<'_>], provenance: &[String]) -> String {
         let _ = writeln!(
             out,
             "#define OCCAM_{} ({}) /* {} [{}..{}] */",
-            const_name(e.name),
+            const_name(e.name()),
             e.value,
-            e.unit.replace("*/", "* /"),
+            e.unit.as_ref().replace("*/", "* /"),
             e.min,
             e.max
         );
@@ -66,13 +64,18 @@ pub fn c_header(entries: &[Entry<'_>], provenance: &[String]) -> String {
 }
 
 /// OpenBench SPSA input: `name, int, value, min, max, c_end, r_end` per line.
-pub fn openbench(entries: &[Entry<'_>]) -> String {
+pub fn openbench<S: AsRef<str>>(entries: &[Param<S>]) -> String {
     let mut out = String::new();
     for e in entries {
         let _ = writeln!(
             out,
             "{}, int, {}, {}, {}, {}, {}",
-            e.name, e.value, e.min, e.max, e.c_end, e.r_end
+            e.name(),
+            e.value,
+            e.min,
+            e.max,
+            e.c_end,
+            e.r_end
         );
     }
     out

@@ -1,0 +1,619 @@
+//! Reading, checking and rewriting one parameter file.
+//!
+//! A file is parsed once into [`Param`]s and checked (with feature `schema` first
+//! against `params/schema.json`, for messages that name the field; then entry rules
+//! and unique names). Writing changes only the text of the `value` numbers, located by
+//! serde_json itself (raw values borrowed from the text), so fields, key order and
+//! formatting survive; the file is replaced atomically.
+
+use std::collections::HashSet;
+use std::fs;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::{Error, MeasuredBy, Param, Table};
+
+/// The JSON Schema every parameter file satisfies.
+#[cfg(feature = "schema")]
+pub const SCHEMA: &str = include_str!("../../params/schema.json");
+
+/// An entry as written. `start` was called `default` before; both are read.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEntry {
+    name: String,
+    value: i32,
+    start: Option<i32>,
+    #[serde(rename = "default")]
+    legacy_start: Option<i32>,
+    min: i32,
+    max: i32,
+    c_end: f64,
+    r_end: f64,
+    unit: String,
+    description: String,
+    #[serde(default)]
+    measured_by: MeasuredBy,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Document {
+    #[serde(rename = "$schema")]
+    _schema: Option<String>,
+    group: String,
+    #[allow(dead_code)]
+    description: String,
+    params: Vec<RawEntry>,
+}
+
+/// The `value` of every entry, as the slice of the text it was parsed from.
+#[derive(Deserialize)]
+struct ValueSpans<'a> {
+    #[serde(borrow)]
+    params: Vec<ValueSpan<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ValueSpan<'a> {
+    #[serde(borrow)]
+    value: &'a RawValue,
+}
+
+/// Which field of the entries a value set is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// The current, tuned values (`value`).
+    Value,
+    /// The values before tuning (`start`).
+    Start,
+}
+
+impl Field {
+    pub fn of<S>(self, e: &Param<S>) -> i32 {
+        match self {
+            Field::Value => e.value,
+            Field::Start => e.start,
+        }
+    }
+}
+
+/// A loaded and checked parameter file.
+#[derive(Clone, Debug)]
+pub struct ParamFile {
+    pub path: PathBuf,
+    /// The file's `group` (`search`, `eval`).
+    pub group: String,
+    pub entries: Vec<Param>,
+    /// Entries that still spell `start` as `default` (read, but deprecated).
+    pub legacy_start: Vec<String>,
+    text: String,
+    value_spans: Vec<Range<usize>>,
+}
+
+impl ParamFile {
+    /// Loads and checks one file. The first load of a file that still uses the old
+    /// field name `default` prints one deprecation note to stderr.
+    pub fn load(path: &Path) -> Result<ParamFile, Error> {
+        let text = fs::read_to_string(path).map_err(|e| {
+            Error::new(format!(
+                "cannot read parameter file {}: {e}",
+                path.display()
+            ))
+        })?;
+        let file = Self::parse(path, text)?;
+        if let Some(note) = file.deprecation() {
+            static NOTED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+            let mut noted = NOTED.lock().unwrap_or_else(|e| e.into_inner());
+            if !noted.contains(&file.path) {
+                noted.push(file.path.clone());
+                eprintln!("note: {note}");
+            }
+        }
+        Ok(file)
+    }
+
+    /// Checks `text` as the content of `path`.
+    pub fn parse(path: &Path, text: String) -> Result<ParamFile, Error> {
+        let shown = path.display();
+        #[cfg(feature = "schema")]
+        validate(&text).map_err(|e| e.within(&shown))?;
+        let doc: Document = serde_json::from_str(&text)
+            .map_err(|e| Error::new(format!("{shown}: not a parameter file: {e}")))?;
+        let mut entries = Vec::with_capacity(doc.params.len());
+        let mut legacy_start = Vec::new();
+        let mut seen = HashSet::new();
+        for raw in doc.params {
+            let start = match (raw.start, raw.legacy_start) {
+                (Some(s), None) => s,
+                (None, Some(s)) => {
+                    legacy_start.push(raw.name.clone());
+                    s
+                }
+                (Some(_), Some(_)) => {
+                    return Err(Error::new(format!(
+                        "{shown}: parameter '{}' has both `start` and its old name `default`: keep `start`",
+                        raw.name
+                    )));
+                }
+                (None, None) => {
+                    return Err(Error::new(format!(
+                        "{shown}: parameter '{}' has no `start` (the value before tuning)",
+                        raw.name
+                    )));
+                }
+            };
+            let e = Param {
+                name: raw.name,
+                value: raw.value,
+                start,
+                min: raw.min,
+                max: raw.max,
+                c_end: raw.c_end,
+                r_end: raw.r_end,
+                unit: raw.unit,
+                description: raw.description,
+                measured_by: raw.measured_by,
+            };
+            e.check().map_err(|err| err.within(&shown))?;
+            if !seen.insert(e.name.clone()) {
+                return Err(Error::new(format!(
+                    "{shown}: parameter '{}' is declared more than once",
+                    e.name
+                )));
+            }
+            entries.push(e);
+        }
+        let spans: ValueSpans<'_> = serde_json::from_str(&text)
+            .map_err(|e| Error::new(format!("{shown}: cannot locate the `value` fields: {e}")))?;
+        let base = text.as_ptr() as usize;
+        let value_spans: Vec<Range<usize>> = spans
+            .params
+            .iter()
+            .map(|s| {
+                let start = s.value.get().as_ptr() as usize - base;
+                start..start + s.value.get().len()
+            })
+            .collect();
+        assert!(
+            value_spans.len() == entries.len() && value_spans.iter().all(|r| r.end <= text.len()),
+            "serde_json hands out raw values as slices of the parsed text"
+        );
+        Ok(ParamFile {
+            path: path.to_path_buf(),
+            group: doc.group,
+            entries,
+            legacy_start,
+            text,
+            value_spans,
+        })
+    }
+
+    /// The deprecation note for entries that still use `default`, if any.
+    pub fn deprecation(&self) -> Option<String> {
+        let n = self.legacy_start.len();
+        (n > 0).then(|| {
+            format!(
+                "{}: {n} parameter{} ({}{}) still call the value before tuning `default`; rename the field to `start` (`default` is read for now)",
+                self.path.display(),
+                if n == 1 { "" } else { "s" },
+                self.legacy_start[..n.min(3)].join(", "),
+                if n > 3 { ", …" } else { "" }
+            )
+        })
+    }
+
+    /// The position in `T`'s compiled table of every entry, in file order. Names the
+    /// engine does not know are an error.
+    pub fn bind<T: Table>(&self) -> Result<Vec<usize>, Error> {
+        let found: Vec<Option<usize>> = self.entries.iter().map(|e| T::index_of(&e.name)).collect();
+        let unknown: Vec<&str> = self
+            .entries
+            .iter()
+            .zip(&found)
+            .filter(|(_, i)| i.is_none())
+            .map(|(e, _)| e.name.as_str())
+            .collect();
+        if !unknown.is_empty() {
+            return Err(Error::new(format!(
+                "{}: the engine has no parameter named {} (rebuild after editing params/, or check the spelling)",
+                self.path.display(),
+                unknown.join(", ")
+            )));
+        }
+        Ok(found.into_iter().flatten().collect())
+    }
+
+    /// The names of the entries, in file order.
+    pub fn names(&self) -> Vec<&str> {
+        self.entries.iter().map(|e| e.name.as_str()).collect()
+    }
+
+    /// The file's text with each entry's `value` replaced by `values[i]` (same order as
+    /// `entries`); everything else is kept byte for byte.
+    pub fn render_with_values(&self, values: &[i32]) -> Result<String, Error> {
+        if values.len() != self.entries.len() {
+            return Err(Error::new(format!(
+                "{}: {} values given for {} parameters",
+                self.path.display(),
+                values.len(),
+                self.entries.len()
+            )));
+        }
+        let mut out = String::with_capacity(self.text.len() + 16);
+        let mut last = 0;
+        for ((span, &v), e) in self.value_spans.iter().zip(values).zip(&self.entries) {
+            if v < e.min || v > e.max {
+                return Err(Error::new(format!(
+                    "parameter '{}': value {v} lies outside [{}, {}]",
+                    e.name, e.min, e.max
+                )));
+            }
+            out.push_str(&self.text[last..span.start]);
+            out.push_str(&v.to_string());
+            last = span.end;
+        }
+        out.push_str(&self.text[last..]);
+        Ok(out)
+    }
+
+    /// Writes new values back to the file atomically and updates this object.
+    pub fn write_values(&mut self, values: &[i32]) -> Result<(), Error> {
+        let text = self.render_with_values(values)?;
+        write_atomically(&self.path, &text)?;
+        *self = ParamFile::parse(&self.path, text)?;
+        Ok(())
+    }
+}
+
+/// Lays the chosen field of every entry of `files` over `target`. On error (an unknown
+/// name, a value outside the compiled bounds) `target` is left as it was.
+pub fn overlay<T: Table + Clone>(
+    target: &mut T,
+    files: &[ParamFile],
+    field: Field,
+) -> Result<(), Error> {
+    let mut next = target.clone();
+    for file in files {
+        for (e, index) in file.entries.iter().zip(file.bind::<T>()?) {
+            next.set(index, field.of(e)).map_err(|err| {
+                Error::new(format!(
+                    "{}: parameter '{}': {err}",
+                    file.path.display(),
+                    e.name
+                ))
+            })?;
+        }
+    }
+    *target = next;
+    Ok(())
+}
+
+/// Loads several files and checks that no parameter is declared in two of them.
+pub fn load_all(paths: &[PathBuf]) -> Result<Vec<ParamFile>, Error> {
+    if paths.is_empty() {
+        return Err(Error::new(
+            "no parameter file given (e.g. params/search.json)",
+        ));
+    }
+    let files: Vec<ParamFile> = paths
+        .iter()
+        .map(|p| ParamFile::load(p))
+        .collect::<Result<_, _>>()?;
+    let mut seen = HashSet::new();
+    for e in files.iter().flat_map(|f| &f.entries) {
+        if !seen.insert(e.name.as_str()) {
+            return Err(Error::new(format!(
+                "parameter '{}' is declared in more than one of the given files",
+                e.name
+            )));
+        }
+    }
+    Ok(files)
+}
+
+/// Replaces `path` with `contents` so that a reader (or a crash) sees either the old
+/// or the new file, never a half-written one.
+pub fn write_atomically(path: &Path, contents: &str) -> Result<(), Error> {
+    use std::io::Write as _;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::new(format!("{} is not a file path", path.display())))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp.{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| -> std::io::Result<()> {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(contents.as_bytes())?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)?;
+        if let Ok(d) = fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    result.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        Error::new(format!("cannot write {}: {e}", path.display()))
+    })
+}
+
+/// Checks `text` against `params/schema.json`, naming every offending field.
+#[cfg(feature = "schema")]
+fn validate(text: &str) -> Result<(), Error> {
+    let json: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| Error::new(format!("not valid JSON: {e}")))?;
+    let schema: serde_json::Value = serde_json::from_str(SCHEMA).expect("embedded schema is JSON");
+    let validator =
+        jsonschema::validator_for(&schema).expect("embedded schema is a valid JSON Schema");
+    let errors: Vec<String> = validator
+        .iter_errors(&json)
+        .map(|e| {
+            format!(
+                "  at {}: {}",
+                describe_pointer(&json, &e.instance_path.to_string()),
+                e
+            )
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::new(format!(
+            "does not match params/schema.json:\n{}",
+            errors.join("\n")
+        )))
+    }
+}
+
+/// Turns a JSON pointer such as `/params/3/min` into `params[3] (razor_base).min`.
+#[cfg(feature = "schema")]
+fn describe_pointer(root: &serde_json::Value, pointer: &str) -> String {
+    if pointer.is_empty() {
+        return "the top level".to_string();
+    }
+    let parts: Vec<&str> = pointer.trim_start_matches('/').split('/').collect();
+    if parts.len() >= 2
+        && parts[0] == "params"
+        && let Ok(i) = parts[1].parse::<usize>()
+    {
+        let name = root["params"][i]["name"]
+            .as_str()
+            .map(|n| format!(" ({n})"))
+            .unwrap_or_default();
+        let rest: String = parts[2..].iter().map(|p| format!(".{p}")).collect();
+        return format!("params[{i}]{name}{rest}");
+    }
+    parts.join(".")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo_file(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../params")
+            .join(name)
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("occam-params-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    const ENTRY: &str = r#""name": "razor_base", "value": 1, "min": 0, "max": 9, "c_end": 1, "r_end": 0.002, "unit": "cp", "description": "d""#;
+
+    fn doc(entries: &[String]) -> String {
+        format!(
+            "{{\"group\": \"x\", \"description\": \"d\", \"params\": [\n{}\n]}}",
+            entries.join(",\n")
+        )
+    }
+
+    #[test]
+    fn every_shipped_file_loads() {
+        for name in ["search.json", "eval.json", "variants/material_only.json"] {
+            let f = ParamFile::load(&repo_file(name)).unwrap();
+            assert!(!f.entries.is_empty());
+        }
+    }
+
+    #[test]
+    fn rewriting_values_changes_only_the_values() {
+        let f = ParamFile::load(&repo_file("search.json")).unwrap();
+        let same: Vec<i32> = f.entries.iter().map(|e| e.value).collect();
+        assert_eq!(
+            f.render_with_values(&same).unwrap(),
+            fs::read_to_string(repo_file("search.json")).unwrap()
+        );
+        let moved: Vec<i32> = f.entries.iter().map(|e| e.min).collect();
+        let text = f.render_with_values(&moved).unwrap();
+        let g = ParamFile::parse(&f.path, text.clone()).unwrap();
+        for (a, b) in f.entries.iter().zip(&g.entries) {
+            assert_eq!(b.value, a.min);
+            assert_eq!(a.with_value(a.min), b.with_value(b.value));
+        }
+        // Only digits changed: the text outside the value numbers is identical.
+        let strip = |s: &str| {
+            s.chars()
+                .filter(|c| !c.is_ascii_digit() && *c != '-')
+                .collect::<String>()
+        };
+        assert_eq!(strip(&text), strip(&f.text));
+        let out_of_range: Vec<i32> = f.entries.iter().map(|e| e.max + 1).collect();
+        assert!(f.render_with_values(&out_of_range).is_err());
+        assert!(f.render_with_values(&same[1..]).is_err());
+    }
+
+    #[test]
+    fn values_are_found_whatever_the_layout() {
+        // Keys in another order, nested strings that look like keys, odd spacing.
+        let text = "{ \"params\" : [ {\"description\": \"a \\\"value\\\": 5 {\", \"value\"  :\n -3, \"name\": \"a_b\", \"start\": 0, \"min\": -9, \"max\": 9, \"c_end\": 1, \"r_end\": 0, \"unit\": \"u\"} ],\n \"group\": \"g\", \"description\": \"value\" }";
+        let f = ParamFile::parse(Path::new("x.json"), text.to_string()).unwrap();
+        let out = f.render_with_values(&[7]).unwrap();
+        assert_eq!(out, text.replace(":\n -3,", ":\n 7,"));
+    }
+
+    #[test]
+    fn start_may_still_be_called_default() {
+        let old = format!("{{{ENTRY}, \"default\": 2}}");
+        let new = format!("{{{ENTRY}, \"start\": 2}}").replace("razor_base", "razor_max");
+        let f = ParamFile::parse(Path::new("mixed.json"), doc(&[old.clone(), new])).unwrap();
+        assert_eq!(f.entries[0].start, 2);
+        assert_eq!(f.entries[1].start, 2);
+        assert_eq!(f.legacy_start, vec!["razor_base".to_string()]);
+        let note = f.deprecation().unwrap();
+        assert!(
+            note.contains("mixed.json") && note.contains("`start`"),
+            "{note}"
+        );
+        let both = format!("{{{ENTRY}, \"default\": 2, \"start\": 2}}");
+        let err = ParamFile::parse(Path::new("b.json"), doc(&[both])).unwrap_err();
+        // (With the schema, its `oneOf` reports it first.)
+        assert!(
+            cfg!(feature = "schema") || err.to_string().contains("both `start`"),
+            "{err}"
+        );
+        let neither = format!("{{{ENTRY}}}");
+        assert!(ParamFile::parse(Path::new("n.json"), doc(&[neither])).is_err());
+    }
+
+    #[test]
+    fn broken_entries_are_named() {
+        let bad_value =
+            format!("{{{ENTRY}, \"start\": 1}}").replace("\"value\": 1", "\"value\": 10");
+        let err = ParamFile::parse(Path::new("bad.json"), doc(&[bad_value]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("value 10 lies outside [0, 9]"), "{err}");
+        let twice = format!("{{{ENTRY}, \"start\": 1}}");
+        let err = ParamFile::parse(Path::new("bad.json"), doc(&[twice.clone(), twice]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("more than once"), "{err}");
+        let extra = format!("{{{ENTRY}, \"start\": 1, \"extra\": 1}}");
+        assert!(ParamFile::parse(Path::new("bad.json"), doc(&[extra])).is_err());
+        assert!(ParamFile::parse(Path::new("bad.json"), "{".to_string()).is_err());
+    }
+
+    #[cfg(feature = "schema")]
+    #[test]
+    fn schema_violations_are_named_by_field() {
+        let entry = format!("{{{ENTRY}, \"start\": 1}}").replace("\"max\": 9", "\"max\": \"9\"");
+        let err = ParamFile::parse(Path::new("bad.json"), doc(&[entry]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("params[0] (razor_base).max"), "{err}");
+    }
+
+    #[test]
+    fn atomic_write_replaces_the_file() {
+        let dir = scratch("write");
+        let path = dir.join("search.json");
+        fs::copy(repo_file("search.json"), &path).unwrap();
+        let mut f = ParamFile::load(&path).unwrap();
+        let values: Vec<i32> = f.entries.iter().map(|e| e.max).collect();
+        f.write_values(&values).unwrap();
+        assert!(f.entries.iter().all(|e| e.value == e.max));
+        let g = ParamFile::load(&path).unwrap();
+        assert!(g.entries.iter().all(|e| e.value == e.max));
+        assert_eq!(
+            fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no temporary file left behind"
+        );
+        assert!(write_atomically(&dir.join("no/such/dir/x"), "x").is_err());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A compiled table of two parameters.
+    #[derive(Clone, Debug, PartialEq)]
+    struct Two([i32; 2]);
+
+    static TWO: [crate::ParamSpec; 2] = [
+        Param {
+            name: "razor_base",
+            value: 1,
+            start: 1,
+            min: 0,
+            max: 9,
+            c_end: 1.0,
+            r_end: 0.002,
+            unit: "cp",
+            description: "d",
+            measured_by: MeasuredBy::Any,
+        },
+        Param {
+            name: "razor_max",
+            value: 1,
+            start: 1,
+            min: 0,
+            max: 5,
+            c_end: 1.0,
+            r_end: 0.002,
+            unit: "cp",
+            description: "d",
+            measured_by: MeasuredBy::Any,
+        },
+    ];
+
+    impl Table for Two {
+        type Error = String;
+        fn specs() -> &'static [crate::ParamSpec] {
+            &TWO
+        }
+        fn index_of(name: &str) -> Option<usize> {
+            TWO.iter().position(|s| s.name == name)
+        }
+        fn set(&mut self, index: usize, value: i32) -> Result<(), String> {
+            let s = &TWO[index];
+            if value < s.min || value > s.max {
+                return Err(format!("{value} is outside [{}, {}]", s.min, s.max));
+            }
+            self.0[index] = value;
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn overlay_sets_the_chosen_field_by_name_or_changes_nothing() {
+        let a = format!("{{{ENTRY}, \"start\": 3}}")
+            .replace("razor_base", "razor_max")
+            .replace("\"value\": 1", "\"value\": 4");
+        let f = ParamFile::parse(Path::new("a.json"), doc(&[a])).unwrap();
+        let mut t = Two([1, 1]);
+        overlay(&mut t, std::slice::from_ref(&f), Field::Value).unwrap();
+        assert_eq!(t, Two([1, 4]));
+        overlay(&mut t, std::slice::from_ref(&f), Field::Start).unwrap();
+        assert_eq!(t, Two([1, 3]));
+        // razor_max's compiled bounds are [0, 5]: 9 is refused, nothing changes.
+        let b = format!("{{{ENTRY}, \"start\": 3}}").replace("\"value\": 1", "\"value\": 2");
+        let c = format!("{{{ENTRY}, \"start\": 3}}")
+            .replace("razor_base", "razor_max")
+            .replace("\"value\": 1", "\"value\": 9");
+        let both = ParamFile::parse(Path::new("b.json"), doc(&[b, c])).unwrap();
+        let err = overlay(&mut t, std::slice::from_ref(&both), Field::Value).unwrap_err();
+        assert!(
+            err.to_string().contains("b.json: parameter 'razor_max'"),
+            "{err}"
+        );
+        assert_eq!(t, Two([1, 3]));
+        let unknown = format!("{{{ENTRY}, \"start\": 3}}").replace("razor_base", "lmr_base");
+        let u = ParamFile::parse(Path::new("u.json"), doc(&[unknown])).unwrap();
+        let err = u.bind::<Two>().unwrap_err().to_string();
+        assert!(err.contains("no parameter named lmr_base"), "{err}");
+    }
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Occam's bench speed against Ethereal 12's, as a ratio measured in one run.
+#
+#   scripts/nps_vs_ethereal.sh [runs, default 5] [other occam binary ...]
+#
+# Runs `occam bench` (target/release/occam, built if missing; OCCAM=path overrides)
+# and `/usr/games/ethereal-chess bench` (ETHEREAL=path overrides; skipped when not
+# installed) interleaved -- occam, [other binaries,] ethereal, occam, ... -- so drifts
+# in machine load hit every engine alike. Extra arguments are further occam binaries
+# (e.g. a baseline build) run in the same rotation, each compared with the first.
+#
+# Prints per run and as medians: wall-clock NPS as each bench reports it, and nodes
+# per second of user CPU time, which is far less sensitive to other jobs on a shared
+# machine (prefer it there). The spread (min..max) of each series says how noisy the
+# run was.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=${1:-5}
+shift || true
+if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]]; then
+  echo "error: runs must be a positive integer, got '$runs'" >&2
+  exit 2
+fi
+occam=${OCCAM:-target/release/occam}
+ethereal=${ETHEREAL:-/usr/games/ethereal-chess}
+if [[ ! -x "$occam" && -z "${OCCAM:-}" ]]; then
+  cargo build --release --quiet -p occam --bin occam
+fi
+engines=("$occam" "$@")
+for e in "${engines[@]}"; do
+  [[ -x "$e" ]] || { echo "error: '$e' is not an executable occam binary" >&2; exit 2; }
+done
+have_ethereal=0
+[[ -x "$ethereal" ]] && have_ethereal=1
+
+# One bench; prints "<nodes> <wall nps> <nodes per user-CPU second>".
+bench_occam() {
+  local out cpu
+  out=$(mktemp)
+  cpu=$( { TIMEFORMAT=%3U; time "$1" bench >"$out"; } 2>&1 )
+  tail -n 1 "$out" | awk -v cpu="$cpu" '{ printf "%d %d %d\n", $1, $3, (cpu > 0 ? $1 / cpu : 0) }'
+  rm -f "$out"
+}
+bench_ethereal() {
+  local out cpu
+  out=$(mktemp)
+  cpu=$( { TIMEFORMAT=%3U; time "$ethereal" bench >"$out" 2>&1; } 2>&1 )
+  awk -v cpu="$cpu" '/^Nodes/ { n = $3 } /^NPS/ { s = $3 } END { printf "%d %d %d\n", n, s, (cpu > 0 ? n / cpu : 0) }' "$out"
+  rm -f "$out"
+}
+
+# median, min and max of the numbers on stdin
+stats() { sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2); print m, v[1], v[NR] }'; }
+
+declare -A nps cpu nodes
+names=()
+for i in "${!engines[@]}"; do names+=("occam$i"); done
+((have_ethereal)) && names+=(ethereal)
+for ((r = 1; r <= runs; r++)); do
+  line="run $r:"
+  for i in "${!engines[@]}"; do
+    read -r n w c < <(bench_occam "${engines[$i]}")
+    if [[ -n "${nodes[occam$i]:-}" && "${nodes[occam$i]}" != "$n" ]]; then
+      echo "error: ${engines[$i]} bench node count changed between runs (${nodes[occam$i]} vs $n)" >&2
+      exit 1
+    fi
+    nodes[occam$i]=$n; nps[occam$i]+="$w "; cpu[occam$i]+="$c "
+    line+=" occam$i $w nps ($c/CPU s)"
+  done
+  if ((have_ethereal)); then
+    read -r n w c < <(bench_ethereal)
+    nodes[ethereal]=$n; nps[ethereal]+="$w "; cpu[ethereal]+="$c "
+    line+=" ethereal $w nps ($c/CPU s)"
+  fi
+  echo "$line"
+done
+
+declare -A med_nps med_cpu
+echo "medians of $runs interleaved runs (min..max in brackets):"
+for k in "${names[@]}"; do
+  read -r m lo hi < <(tr ' ' '\n' <<<"${nps[$k]}" | grep . | stats)
+  read -r mc loc hic < <(tr ' ' '\n' <<<"${cpu[$k]}" | grep . | stats)
+  med_nps[$k]=$m; med_cpu[$k]=$mc
+  label=$k
+  [[ $k == occam* ]] && label="$k (${engines[${k#occam}]})"
+  printf '  %-40s nodes %9s  %9s nps [%s..%s]  %9s nodes/CPU-s [%s..%s]\n' \
+    "$label" "${nodes[$k]}" "$m" "$lo" "$hi" "$mc" "$loc" "$hic"
+done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
+if ((have_ethereal)); then
+  for i in "${!engines[@]}"; do
+    echo "ratio occam$i/ethereal: $(ratio "${med_nps[occam$i]}" "${med_nps[ethereal]}") (wall nps), $(ratio "${med_cpu[occam$i]}" "${med_cpu[ethereal]}") (per CPU second)"
+  done
+else
+  echo "ethereal not installed at $ethereal: occam only"
+fi
+for ((i = 1; i < ${#engines[@]}; i++)); do
+  echo "ratio occam0/occam$i: $(ratio "${med_nps[occam0]}" "${med_nps[occam$i]}") (wall nps), $(ratio "${med_cpu[occam0]}" "${med_cpu[occam$i]}") (per CPU second)"
+done
