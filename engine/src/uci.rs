@@ -489,9 +489,25 @@ impl Shell {
     }
 
     /// `quit`: a running search is stopped and its `bestmove` sent before exiting
-    /// (waiting at most [`QUIT_GRACE`]); `bench`/`go perft` and queued commands are dropped.
+    /// (waiting at most [`QUIT_GRACE`]); `bench`/`go perft` and queued commands are
+    /// dropped, except that every queued `isready` is still answered: a GUI that sent
+    /// `stop`, `isready`, `quit` gets its `bestmove` and then its `readyok`.
     /// (During `genfens`, `quit` is queued instead: see [`Shell::handle_while_busy`].)
     fn quit(&mut self) {
+        self.stop_for_quit();
+        let ready = self
+            .queue
+            .iter()
+            .filter(|line| line.split_whitespace().next() == Some("isready"))
+            .count();
+        for _ in 0..ready {
+            self.out.text("readyok");
+        }
+        self.queue.clear();
+    }
+
+    /// The search part of `quit`: stop it and send its `bestmove`.
+    fn stop_for_quit(&mut self) {
         let Some(Task::Search(s)) = self.task.take() else {
             return;
         };

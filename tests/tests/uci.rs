@@ -853,6 +853,23 @@ fn quit_during_a_search_sends_its_bestmove_first() {
 }
 
 #[test]
+fn stop_isready_quit_sends_bestmove_then_readyok() {
+    // The pre-stop check and a GUI closing down: `isready` queued behind a stopping
+    // search is still answered when `quit` follows at once.
+    let mut e = ready_engine();
+    e.send("go");
+    e.send("bench 0");
+    e.send("stop");
+    e.send("isready");
+    e.send("quit");
+    let lines = e.read_until(Duration::from_secs(5), |l| l == "readyok");
+    let best = lines.iter().position(|l| l.starts_with("bestmove"));
+    let ready = lines.iter().position(|l| l == "readyok");
+    assert!(best.is_some() && best < ready, "{lines:?}");
+    assert!(e.exited_within(Duration::from_secs(5)));
+}
+
+#[test]
 fn isready_and_quit_are_answered_while_bench_runs() {
     let mut e = ready_engine();
     // Depth 30 would take far longer than this test.
