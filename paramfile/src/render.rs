@@ -63,20 +63,23 @@ pub fn c_header<S: AsRef<str>>(entries: &[Param<S>], provenance: &[String]) -> S
     out
 }
 
-/// OpenBench SPSA input: `name, int, value, min, max, c_end, r_end` per line.
+/// OpenBench SPSA input: `name, int, value, min, max, c_end, r_end` per line, with
+/// no newline after the last one: OpenBench's server splits the text on `\n` and
+/// rejects the whole input ("Malformed SPSA Input") for a trailing empty piece.
 pub fn openbench<S: AsRef<str>>(entries: &[Param<S>]) -> String {
-    let mut out = String::new();
-    for e in entries {
-        let _ = writeln!(
-            out,
-            "{}, int, {}, {}, {}, {}, {}",
-            e.name(),
-            e.value,
-            e.min,
-            e.max,
-            e.c_end,
-            e.r_end
-        );
-    }
-    out
+    entries
+        .iter()
+        .map(|e| {
+            format!(
+                "{}, int, {}, {}, {}, {}, {}",
+                e.name(),
+                e.value,
+                e.min,
+                e.max,
+                e.c_end,
+                e.r_end
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }

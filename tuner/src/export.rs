@@ -117,6 +117,47 @@ mod tests {
         }
     }
 
+    /// The checks OpenBench's server applies to SPSA input, as it applies them: split
+    /// on `\n`, seven comma-separated fields in every piece, type `int` or `float`,
+    /// min <= value <= max, r_end > 0, and c_end > 0 for floats.
+    fn openbench_accepts(text: &str) -> Result<(), String> {
+        for (i, piece) in text.split('\n').enumerate() {
+            let fields: Vec<&str> = piece.split(',').map(str::trim).collect();
+            let [_name, kind, value, min, max, c_end, r_end] = fields[..] else {
+                return Err(format!("piece {i} {piece:?}: not 7 fields"));
+            };
+            let num = |s: &str| {
+                s.parse::<f64>()
+                    .map_err(|e| format!("piece {i}: {s:?}: {e}"))
+            };
+            let (value, min, max, c_end, r_end) =
+                (num(value)?, num(min)?, num(max)?, num(c_end)?, num(r_end)?);
+            if kind != "int" && kind != "float" {
+                return Err(format!("piece {i}: type {kind:?}"));
+            }
+            if !(min <= value && value <= max) {
+                return Err(format!("piece {i}: value outside [min, max]"));
+            }
+            if r_end <= 0.0 || (kind == "float" && c_end <= 0.0) {
+                return Err(format!("piece {i}: c_end {c_end} / r_end {r_end}"));
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn openbench_export_passes_openbench_input_rules() {
+        let text = render(&shipped(), Format::Openbench, &[]);
+        assert!(
+            !text.ends_with('\n'),
+            "a trailing newline is a malformed empty piece"
+        );
+        openbench_accepts(&text).unwrap();
+        // The checker itself rejects what OpenBench rejects.
+        assert!(openbench_accepts(&format!("{text}\n")).is_err());
+        assert!(openbench_accepts("a, int, 5, 0, 3, 1, 0.002").is_err());
+    }
+
     #[test]
     fn openbench_export_matches_the_engine_params_command() {
         let text = render(&shipped(), Format::Openbench, &["ignored".to_string()]);
