@@ -9,6 +9,7 @@ pub mod movepick;
 mod qsearch;
 mod root;
 pub mod see;
+mod smp;
 pub mod stats;
 pub mod time;
 pub mod tt;
@@ -41,6 +42,11 @@ pub const NO_SCORE: i32 = -INF - 1;
 
 /// How often (in nodes) the clock and the stop flag are polled.
 const CHECK_EVERY_NODES: u64 = 1024;
+/// Most search threads (`Threads`).
+pub const MAX_THREADS: usize = 256;
+/// Stack of a search thread: the search recurses up to MAX_PLY deep with a copied
+/// position and two move lists per frame.
+pub const SEARCH_STACK_BYTES: usize = 64 << 20;
 
 /// A score as UCI reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -202,6 +208,10 @@ impl Shared {
 /// and the limits.
 struct Ctx<'a> {
     shared: &'a Shared,
+    /// The other threads of a multi-threaded search (`None` with one thread).
+    team: Option<&'a smp::Team>,
+    /// Which helper this thread is (1-based); `None` for the main thread.
+    helper: Option<usize>,
     control: &'a Control,
     tm: TimeManager,
     node_limit: Option<u64>,
@@ -222,6 +232,8 @@ struct Worker {
     /// Entries of `keys` before the root (the game history).
     root_keys: usize,
     nodes: u64,
+    /// Nodes of this thread already added to the team's count.
+    reported: u64,
     seldepth: usize,
     root_depth: i32,
     /// Null move is disabled below this ply while a null-move cut is verified.
@@ -241,6 +253,7 @@ impl Worker {
             keys: Vec::new(),
             root_keys: 0,
             nodes: 0,
+            reported: 0,
             seldepth: 0,
             root_depth: 0,
             nmp_min_ply: 0,
@@ -251,11 +264,14 @@ impl Worker {
 }
 
 /// A search instance: the shared part (parameters, derived tables, transposition
-/// table) and the state of the thread that searches with it.
+/// table) and the state of each thread that searches with it.
 pub struct Searcher {
     shared: Shared,
     hash_mb: usize,
+    /// The thread that manages time, reports and decides the move.
     main: Worker,
+    /// Lazy SMP helpers (`Threads` - 1), see [`smp`].
+    helpers: Vec<Worker>,
 }
 
 impl Searcher {
@@ -264,7 +280,27 @@ impl Searcher {
             main: Worker::new(&params),
             shared: Shared::new(params, hash_mb),
             hash_mb,
+            helpers: Vec::new(),
         }
+    }
+
+    /// Number of search threads (1 to [`MAX_THREADS`]).
+    pub fn threads(&self) -> usize {
+        1 + self.helpers.len()
+    }
+
+    /// Sets the number of search threads; new helpers start with empty histories.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
+        if !(1..=MAX_THREADS).contains(&threads) {
+            return Err(format!(
+                "Threads must be from 1 to {MAX_THREADS}, got {threads}"
+            ));
+        }
+        let params = &self.shared.params;
+        self.helpers.truncate(threads - 1);
+        self.helpers
+            .resize_with(threads - 1, || Worker::new(params));
+        Ok(())
     }
 
     pub fn params(&self) -> &Params {
@@ -273,7 +309,9 @@ impl Searcher {
 
     /// Replaces the parameters and rebuilds every table derived from them.
     pub fn set_params(&mut self, params: Params) {
-        self.main.eval.refresh(&params);
+        for w in std::iter::once(&mut self.main).chain(&mut self.helpers) {
+            w.eval.refresh(&params);
+        }
         self.shared.set_params(params);
     }
 
@@ -295,7 +333,7 @@ impl Searcher {
         self.hash_mb
     }
 
-    /// Statistics since the last reset.
+    /// Statistics of the main thread since the last reset.
     pub fn stats(&self) -> &SearchStats {
         &self.main.stats
     }
@@ -307,7 +345,9 @@ impl Searcher {
     /// Forgets everything learned (new game): transposition table and histories.
     pub fn clear(&mut self) {
         self.shared.tt.clear();
-        self.main.history.clear();
+        for w in std::iter::once(&mut self.main).chain(&mut self.helpers) {
+            w.history.clear();
+        }
     }
 
     /// Per mille of the transposition table in use.
@@ -320,7 +360,8 @@ impl Searcher {
         &mut self.main.eval
     }
 
-    /// Searches `game.position` within `limits`, reporting each iteration to `on_info`.
+    /// Searches `game.position` within `limits`, reporting each iteration to `on_info`
+    /// (with several threads: the main thread's iterations, nodes of all threads).
     pub fn search(
         &mut self,
         game: &Game,
@@ -329,8 +370,13 @@ impl Searcher {
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
         self.shared.tt.new_search();
+        if !self.helpers.is_empty() {
+            return self.search_with_helpers(game, limits, control, on_info);
+        }
         let mut ctx = Ctx {
             shared: &self.shared,
+            team: None,
+            helper: None,
             control,
             tm: TimeManager::new(limits, &self.shared.params),
             node_limit: limits.nodes,
@@ -349,6 +395,12 @@ impl Worker {
         self.nodes += 1;
         if self.stopped {
             return true;
+        }
+        if let Some(team) = ctx.team {
+            if self.nodes - self.reported >= team.poll_every {
+                self.poll_team(ctx, team);
+            }
+            return self.stopped;
         }
         if ctx.node_limit.is_some_and(|n| self.nodes > n) {
             self.stopped = true;

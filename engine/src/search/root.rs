@@ -7,6 +7,7 @@ use shakmaty::Move;
 
 use super::{
     Ctx, Frame, Game, INF, Limits, MATE_BOUND, MAX_PLY, Score, SearchInfo, SearchResult, Worker,
+    smp,
 };
 
 impl Worker {
@@ -21,6 +22,7 @@ impl Worker {
         let (sh, p) = (ctx.shared, &ctx.shared.params);
         self.history.clear_killers();
         self.nodes = 0;
+        self.reported = 0;
         self.stopped = false;
         self.nmp_min_ply = 0;
         self.keys.clear();
@@ -53,6 +55,9 @@ impl Worker {
         let mut prev_score: i32 = 0;
         let mut prev_best: Option<Move> = None;
         for depth in 1..=max_depth {
+            if ctx.helper.is_some_and(|h| smp::skips_depth(h, depth)) {
+                continue;
+            }
             self.root_depth = depth;
             self.seldepth = 0;
             let iteration_start_nodes = self.nodes;
@@ -111,6 +116,7 @@ impl Worker {
                 nodes: self.nodes,
             };
             let time_ms = ctx.tm.elapsed_ms();
+            let nodes = self.total_nodes(ctx);
             self.stats.record_iteration(
                 depth as usize,
                 self.nodes - iteration_start_nodes,
@@ -120,8 +126,8 @@ impl Worker {
                 depth: depth as u32,
                 seldepth: self.seldepth as u32,
                 score: result.score,
-                nodes: self.nodes,
-                nps: self.nodes * 1000 / time_ms.max(1),
+                nodes,
+                nps: nodes * 1000 / time_ms.max(1),
                 hashfull: sh.tt.hashfull(),
                 time_ms,
                 pv: if pv.is_empty() {
@@ -137,20 +143,24 @@ impl Worker {
             ctx.tm.adjust(p, changed, depth > 1 && dropped);
             prev_best = best;
             prev_score = score;
-            // A forced reply on the clock needs no thinking: save the time.
+            // A forced reply on the clock needs no thinking: save the time. Helpers
+            // leave the clock to the main thread, which stops them.
             let forced = legal.len() == 1 && limits.clock.is_some();
-            if !ctx.infinite
+            if ctx.helper.is_none()
+                && !ctx.infinite
                 && !ctx.control.pondering.load(Ordering::Relaxed)
                 && (ctx.tm.soft_expired() || forced)
             {
                 break;
             }
-            if ctx.node_limit.is_some_and(|n| self.nodes >= n)
+            if ctx.node_limit.is_some_and(|n| self.total_nodes(ctx) >= n)
                 || ctx.control.stop.load(Ordering::Relaxed)
+                || Worker::team_aborted(ctx)
             {
                 break;
             }
         }
+        self.flush_nodes(ctx);
         self.stats.searches += 1;
         self.stats.time += ctx.tm.start.elapsed();
         result.nodes = self.nodes;

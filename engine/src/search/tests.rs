@@ -422,3 +422,70 @@ fn random_games_never_break_the_search() {
         }
     }
 }
+
+#[test]
+fn threads_are_checked_and_helpers_skip_alternate_depths() {
+    let mut s = searcher();
+    assert_eq!(s.threads(), 1);
+    assert!(s.set_threads(0).is_err());
+    assert!(s.set_threads(MAX_THREADS + 1).is_err());
+    assert_eq!(s.threads(), 1);
+    s.set_threads(MAX_THREADS).unwrap();
+    assert_eq!(s.threads(), MAX_THREADS);
+    s.set_threads(3).unwrap();
+    assert_eq!(s.threads(), 3);
+    // The first two helpers split the depths between them; wider patterns follow.
+    assert!((1..20).all(|d| smp::skips_depth(1, d) != smp::skips_depth(2, d)));
+    assert_eq!(
+        (1..9)
+            .filter(|&d| !smp::skips_depth(3, d))
+            .collect::<Vec<_>>(),
+        [1, 4, 5, 8]
+    );
+}
+
+#[test]
+fn several_threads_find_mates_and_count_every_threads_nodes() {
+    let mut s = searcher();
+    s.set_threads(3).unwrap();
+    let g = game("k7/8/8/8/8/8/6R1/5R1K w - - 0 1");
+    let mut infos = Vec::new();
+    let r = s.search(
+        &g,
+        &Limits {
+            depth: Some(6),
+            ..Limits::default()
+        },
+        &Control::default(),
+        &mut |i| infos.push(i.clone()),
+    );
+    assert_eq!(r.score, Score::Mate(2));
+    assert!(g.position.board().is_legal(r.best_move.unwrap()));
+    assert!(infos.windows(2).all(|w| w[0].nodes <= w[1].nodes));
+    assert!(r.nodes >= infos.last().unwrap().nodes);
+    // A node limit counts all threads: the team stops just past it.
+    let g = game(crate::position::START_FEN);
+    for limit in [2_000u64, 50_000] {
+        let r = s.search(
+            &g,
+            &Limits {
+                nodes: Some(limit),
+                ..Limits::default()
+            },
+            &Control::default(),
+            &mut |_| {},
+        );
+        assert!(r.best_move.is_some());
+        assert!(r.nodes > limit, "{limit}: {}", r.nodes);
+        assert!(
+            r.nodes <= limit + 3 * limit / 64 + 3,
+            "{limit}: {}",
+            r.nodes
+        );
+    }
+    // Back to one thread: exactly the single-threaded search again.
+    s.set_threads(1).unwrap();
+    s.clear();
+    let mut one = searcher();
+    assert_eq!(search_depth(&mut s, &g, 8), search_depth(&mut one, &g, 8));
+}

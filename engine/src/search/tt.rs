@@ -114,6 +114,13 @@ struct Bucket {
 }
 
 impl Bucket {
+    /// The key and data word of entry `i` (the key recovered from the check).
+    #[inline(always)]
+    fn load_raw(&self, i: usize) -> (u16, u64) {
+        let d = self.data[i].load(Ordering::Relaxed);
+        (self.checks[i].load(Ordering::Relaxed) ^ fold(d), d)
+    }
+
     #[inline(always)]
     fn load(&self, i: usize) -> Entry {
         let d = self.data[i].load(Ordering::Relaxed);
@@ -289,9 +296,11 @@ impl TranspositionTable {
         let hash = pos.hash();
         let key = hash as u16;
         let bucket = &self.buckets[self.index(hash)];
+        // Only the matching entry is decoded (the probe is on every node's path).
         let e = (0..BUCKET_ENTRIES)
-            .map(|i| bucket.load(i))
-            .find(|e| e.key == key && e.gen_bound & 3 != 0)?;
+            .map(|i| bucket.load_raw(i))
+            .find(|&(k, d)| k == key && (d >> 56) & 3 != 0)
+            .map(|(k, d)| Entry::from_data(k, d))?;
         let bound = match e.gen_bound & 3 {
             1 => Bound::Upper,
             2 => Bound::Lower,
