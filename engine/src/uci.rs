@@ -29,8 +29,8 @@ use crate::params::{self, PARAM_SPECS, Params};
 use crate::perft;
 use crate::position::{Game, Position, START_FEN};
 use crate::search::{
-    Clock, Control, Limits, MAX_PLY, MAX_THREADS, SEARCH_STACK_BYTES, Score, SearchInfo,
-    SearchResult, Searcher,
+    Clock, Control, Limits, MAX_MULTI_PV, MAX_PLY, MAX_THREADS, SEARCH_STACK_BYTES, Score,
+    SearchInfo, SearchResult, Searcher,
 };
 
 // ---------------------------------------------------------------------------
@@ -39,6 +39,7 @@ use crate::search::{
 
 const OPT_HASH: &str = "Hash";
 const OPT_THREADS: &str = "Threads";
+const OPT_MULTI_PV: &str = "MultiPV";
 const OPT_CLEAR_HASH: &str = "Clear Hash";
 const OPT_MOVE_OVERHEAD: &str = "Move Overhead";
 const OPT_PONDER: &str = "Ponder";
@@ -49,6 +50,8 @@ const DEFAULT_HASH_MB: i64 = 16;
 const MAX_HASH_MB: i64 = 65_536;
 const DEFAULT_MOVE_OVERHEAD_MS: i64 = 10;
 const MAX_MOVE_OVERHEAD_MS: i64 = 5_000;
+/// Longest mate `go mate` may ask for (in moves; the search reaches MAX_PLY plies).
+const MAX_MATE_MOVES: i64 = MAX_PLY as i64 / 2 - 8;
 /// Deepest `go perft` accepted (perft 7 of the start position is already 3.2 billion leaves).
 const MAX_PERFT_DEPTH: u32 = 10;
 /// Commands kept while a search runs; more are refused (a flood must not eat the memory).
@@ -82,6 +85,14 @@ const ENGINE_OPTIONS: &[(&str, OptionKind)] = &[
             default: 1,
             min: 1,
             max: MAX_THREADS as i64,
+        },
+    ),
+    (
+        OPT_MULTI_PV,
+        OptionKind::Spin {
+            default: 1,
+            min: 1,
+            max: MAX_MULTI_PV as i64,
         },
     ),
     (OPT_CLEAR_HASH, OptionKind::Button),
@@ -331,6 +342,7 @@ struct Shell {
     params: Params,
     hash_mb: usize,
     threads: usize,
+    multi_pv: usize,
     move_overhead_ms: u64,
     chess960: bool,
     search_stats: bool,
@@ -359,6 +371,7 @@ impl Shell {
             params,
             hash_mb,
             threads: 1,
+            multi_pv: 1,
             move_overhead_ms: DEFAULT_MOVE_OVERHEAD_MS as u64,
             chess960: false,
             search_stats: false,
@@ -771,6 +784,7 @@ impl Shell {
                     }
                     OPT_MOVE_OVERHEAD => self.move_overhead_ms = v as u64,
                     OPT_THREADS => self.threads = v as usize,
+                    OPT_MULTI_PV => self.multi_pv = v as usize,
                     _ => {}
                 }
             }
@@ -851,7 +865,8 @@ impl Shell {
         if args.first() == Some(&"perft") {
             return self.cmd_perft(&args[1..]);
         }
-        let request = parse_go(args, &self.game.position, self.move_overhead_ms)?;
+        let mut request = parse_go(args, &self.game.position, self.move_overhead_ms)?;
+        request.limits.multi_pv = self.multi_pv;
         if let Some(note) = &request.note {
             self.out.text(&format!("info string {note}"));
         }
@@ -875,11 +890,6 @@ impl Shell {
             && limits.nodes.is_none()
             && limits.movetime_ms.is_none()
             && limits.clock.is_none();
-        if !request.searchmoves.is_empty() {
-            self.out.text(
-                "info string searchmoves is not supported by this search; searching all moves",
-            );
-        }
         let game = self.game.clone();
         let out = self.out.clone();
         let events = self.sender.clone();
@@ -1014,7 +1024,6 @@ fn worker_thread(name: &str) -> std::thread::Builder {
 struct GoRequest {
     limits: Limits,
     ponder: bool,
-    searchmoves: Vec<Move>,
     /// Said to the GUI as `info string` (e.g. a clock without the side to move's time).
     note: Option<String>,
 }
@@ -1031,6 +1040,7 @@ const GO_KEYWORDS: &[&str] = &[
     "infinite",
     "ponder",
     "searchmoves",
+    "mate",
     "perft",
 ];
 
@@ -1064,7 +1074,6 @@ fn parse_go(args: &[&str], root: &Position, move_overhead_ms: u64) -> Result<GoR
         ..Limits::default()
     };
     let mut ponder = false;
-    let mut searchmoves = Vec::new();
     let (mut wtime, mut btime, mut winc, mut binc, mut movestogo) = (None, None, 0, 0, None);
     let mut i = 0;
     while i < args.len() {
@@ -1104,18 +1113,22 @@ fn parse_go(args: &[&str], root: &Position, move_overhead_ms: u64) -> Result<GoR
                     let m = root
                         .parse_uci_move(args[i])
                         .map_err(|e| format!("go searchmoves: {e}"))?;
-                    searchmoves.push(m);
+                    limits.searchmoves.push(m);
                     i += 1;
                 }
-                if searchmoves.is_empty() {
+                if limits.searchmoves.is_empty() {
                     return Err("'go searchmoves' needs at least one legal move".into());
                 }
                 continue;
             }
+            "mate" => {
+                let what = format!("a number of moves from 1 to {MAX_MATE_MOVES}");
+                limits.mate = Some(go_number(keyword, next, 1, MAX_MATE_MOVES, &what)? as u32);
+            }
             "perft" => return Err("'perft' must come first: 'go perft <depth>'".into()),
             other => {
                 return Err(format!(
-                    "unknown go parameter '{other}' (allowed: depth, nodes, movetime, wtime, btime, winc, binc, movestogo, infinite, ponder, searchmoves, perft)"
+                    "unknown go parameter '{other}' (allowed: depth, nodes, movetime, wtime, btime, winc, binc, movestogo, infinite, ponder, searchmoves, mate, perft)"
                 ));
             }
         }
@@ -1140,7 +1153,6 @@ fn parse_go(args: &[&str], root: &Position, move_overhead_ms: u64) -> Result<GoR
     Ok(GoRequest {
         limits,
         ponder,
-        searchmoves,
         note,
     })
 }
@@ -1162,9 +1174,12 @@ fn search_and_report(
     let root = &game.position;
     searcher.reset_stats();
     let mut last_pv: Vec<Move> = Vec::new();
+    let multi_pv = limits.multi_pv > 1;
     let result = searcher.search(game, limits, control, &mut |info| {
-        out.text(&info_line(root, info));
-        last_pv.clone_from(&info.pv);
+        out.text(&info_line(root, info, multi_pv));
+        if info.multipv <= 1 {
+            last_pv.clone_from(&info.pv);
+        }
     });
     let mut text = String::new();
     if print_stats {
@@ -1189,11 +1204,17 @@ fn score_text(score: Score) -> String {
     }
 }
 
-/// `info depth … pv …` for one iteration. Castling is written in the root's mode,
-/// which every position of a game shares.
-fn info_line(root: &Position, info: &SearchInfo) -> String {
+/// `info depth … pv …` for one iteration (one line of it under MultiPV, then with
+/// `multipv k`). Castling is written in the root's mode, which every position of a
+/// game shares.
+fn info_line(root: &Position, info: &SearchInfo, multi_pv: bool) -> String {
+    let multipv = if multi_pv {
+        format!(" multipv {}", info.multipv)
+    } else {
+        String::new()
+    };
     let mut line = format!(
-        "info depth {} seldepth {} score {} nodes {} nps {} hashfull {} time {}",
+        "info depth {} seldepth {}{multipv} score {} nodes {} nps {} hashfull {} time {}",
         info.depth,
         info.seldepth,
         score_text(info.score),
@@ -1343,7 +1364,7 @@ mod tests {
         assert_eq!(req.limits.depth, Some(5));
         assert_eq!(req.limits.nodes, Some(100));
         assert_eq!(req.limits.movetime_ms, Some(50));
-        assert_eq!(req.searchmoves.len(), 2);
+        assert_eq!(req.limits.searchmoves.len(), 2);
         assert!(
             parse_go(&["ponder"], &Position::startpos(), 0)
                 .unwrap()
@@ -1364,10 +1385,15 @@ mod tests {
             hashfull: 12,
             time_ms: 90,
             pv: vec![e4],
+            multipv: 2,
         };
         assert_eq!(
-            info_line(&root, &info),
+            info_line(&root, &info, false),
             "info depth 7 seldepth 11 score mate -3 nodes 1234 nps 5678 hashfull 12 time 90 pv e2e4"
+        );
+        assert_eq!(
+            info_line(&root, &info, true),
+            "info depth 7 seldepth 11 multipv 2 score mate -3 nodes 1234 nps 5678 hashfull 12 time 90 pv e2e4"
         );
     }
 

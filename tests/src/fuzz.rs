@@ -136,6 +136,9 @@ const OTHER_WELL_FORMED: &[&str] = &[
     "setoption name SearchStats value false",
     "setoption name Ponder value true",
     "setoption name Threads value 1",
+    "setoption name Threads value 2",
+    "setoption name MultiPV value 3",
+    "setoption name MultiPV value 1",
     "debug on",
     "register later",
 ];
@@ -266,7 +269,8 @@ impl Generator {
         match name.as_str() {
             "Clear Hash" => "setoption name Clear Hash".into(),
             "Hash" => format!("setoption name Hash value {}", 1 + self.rng.below(16)),
-            "Threads" => "setoption name Threads value 1".into(),
+            "Threads" => format!("setoption name Threads value {}", 1 + self.rng.below(2)),
+            "MultiPV" => format!("setoption name MultiPV value {}", 1 + self.rng.below(3)),
             "Move Overhead" => format!("setoption name Move Overhead value {}", self.rng.below(50)),
             _ => {
                 // A parameter: any value in its bounds.

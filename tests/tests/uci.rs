@@ -130,6 +130,7 @@ fn option_list_equals_the_parameter_files_plus_standard_options() {
     for standard in [
         "option name Hash type spin default 16 min 1 max 65536",
         "option name Threads type spin default 1 min 1 max 256",
+        "option name MultiPV type spin default 1 min 1 max 256",
         "option name Clear Hash type button",
         "option name UCI_Chess960 type check default false",
         "option name SearchStats type check default false",
@@ -151,7 +152,7 @@ fn option_list_equals_the_parameter_files_plus_standard_options() {
         .iter()
         .filter(|o| o.contains(" type spin "))
         .filter(|o| {
-            !["Hash", "Threads", "Move Overhead"]
+            !["Hash", "Threads", "MultiPV", "Move Overhead"]
                 .iter()
                 .any(|s| o.starts_with(&format!("option name {s} ")))
         })

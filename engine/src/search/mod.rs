@@ -44,6 +44,8 @@ pub const NO_SCORE: i32 = -INF - 1;
 const CHECK_EVERY_NODES: u64 = 1024;
 /// Most search threads (`Threads`).
 pub const MAX_THREADS: usize = 256;
+/// Most lines `MultiPV` may ask for.
+pub const MAX_MULTI_PV: usize = 256;
 /// Stack of a search thread: the search recurses up to MAX_PLY deep with a copied
 /// position and two move lists per frame.
 pub const SEARCH_STACK_BYTES: usize = 64 << 20;
@@ -91,6 +93,12 @@ pub struct Limits {
     /// Time kept in reserve for communication lag, subtracted from the clock budget
     /// (from a movetime only up to a small share of it).
     pub move_overhead_ms: u64,
+    /// `go searchmoves`: the root considers only these (those legal; empty: all).
+    pub searchmoves: Vec<Move>,
+    /// `go mate N`: stop once a mate in at most N moves is proven.
+    pub mate: Option<u32>,
+    /// MultiPV: how many best lines to search and report (0 and 1: one).
+    pub multi_pv: usize,
 }
 
 /// Shared flags another thread uses to steer a running search.
@@ -107,6 +115,8 @@ pub struct Control {
 pub struct SearchInfo {
     pub depth: u32,
     pub seldepth: u32,
+    /// Which line this is (1 = best) when several are searched (MultiPV).
+    pub multipv: usize,
     pub score: Score,
     pub nodes: u64,
     pub nps: u64,
@@ -231,6 +241,10 @@ struct Worker {
     keys: Vec<u64>,
     /// Entries of `keys` before the root (the game history).
     root_keys: usize,
+    /// searchmoves: the only root moves searched (empty: all).
+    root_moves: Vec<Move>,
+    /// MultiPV: root moves of the better lines, left out of the current line's search.
+    root_excluded: Vec<Move>,
     nodes: u64,
     /// Nodes of this thread already added to the team's count.
     reported: u64,
@@ -252,6 +266,8 @@ impl Worker {
             pv_len: [0; MAX_PLY + 1],
             keys: Vec::new(),
             root_keys: 0,
+            root_moves: Vec::new(),
+            root_excluded: Vec::new(),
             nodes: 0,
             reported: 0,
             seldepth: 0,
@@ -457,6 +473,13 @@ impl Worker {
             back += 2;
         }
         false
+    }
+
+    /// searchmoves / MultiPV: a root move this search leaves out.
+    #[inline]
+    fn skips_root_move(&self, m: &Move) -> bool {
+        !self.root_moves.is_empty() && !self.root_moves.contains(m)
+            || self.root_excluded.contains(m)
     }
 
     /// Records the move played from `ply` (`None`: null move) for the children's
@@ -754,7 +777,7 @@ impl Worker {
         let mut quiets_tried = shakmaty::MoveList::new();
         let mut captures_tried = shakmaty::MoveList::new();
         while let Some(m) = picker.next(pos, &self.history, &sh.see_values) {
-            if Some(m) == excluded {
+            if Some(m) == excluded || root && self.skips_root_move(&m) {
                 continue;
             }
             let noisy = is_noisy(&m);
@@ -942,7 +965,8 @@ impl Worker {
             };
         }
 
-        if excluded.is_none() {
+        // The best of the moves left to a later MultiPV line is no value of the root.
+        if excluded.is_none() && (!root || self.root_excluded.is_empty()) {
             let bound = if best_score >= beta {
                 Bound::Lower
             } else if pv_node && best_move.is_some() {

@@ -1,0 +1,173 @@
+//! A GUI-style session through the real binary with the search options of issue 19:
+//! `Threads 2`, `MultiPV 3`, `go searchmoves`, `go mate 3`, and their bad inputs.
+
+use std::time::Duration;
+
+use occam_tests::Engine;
+
+const LONG: Duration = Duration::from_secs(120);
+
+fn ready() -> Engine {
+    let mut e = Engine::occam();
+    e.ask("uci", "uciok", Duration::from_secs(30));
+    e.send("setoption name Hash value 8");
+    assert!(e.sync().is_empty());
+    e
+}
+
+/// The value after `key` in an `info` line.
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let mut it = line.split_whitespace();
+    it.position(|t| t == key)?;
+    it.next()
+}
+
+fn bestmove(lines: &[String]) -> &str {
+    field(lines.last().unwrap(), "bestmove").unwrap()
+}
+
+#[test]
+fn threads_two_searches_and_counts_nodes_of_both() {
+    let mut e = ready();
+    e.send("setoption name Threads value 2");
+    assert!(e.sync().is_empty());
+    e.send("position startpos moves e2e4 e7e5");
+    let lines = e.ask("go depth 9", "bestmove", LONG);
+    let infos: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
+    assert!(!infos.is_empty());
+    let nodes: Vec<u64> = infos
+        .iter()
+        .map(|l| field(l, "nodes").unwrap().parse().unwrap())
+        .collect();
+    assert!(nodes.windows(2).all(|w| w[0] <= w[1]), "{nodes:?}");
+    assert!(!bestmove(&lines).is_empty() && bestmove(&lines) != "0000");
+    // go nodes counts both threads: the search stops close to the limit.
+    let lines = e.ask("go nodes 20000", "bestmove", LONG);
+    let last = lines.iter().rev().find(|l| l.starts_with("info depth"));
+    if let Some(l) = last {
+        let n: u64 = field(l, "nodes").unwrap().parse().unwrap();
+        assert!(n <= 21_000, "{l}");
+    }
+    // Back to one thread, and the mate is still found.
+    e.send("setoption name Threads value 1");
+    e.send("position fen k7/8/8/8/8/8/6R1/5R1K w - - 0 1");
+    let lines = e.ask("go depth 6", "bestmove", LONG);
+    assert!(
+        lines.iter().any(|l| l.contains("score mate 2")),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn multipv_three_reports_three_ordered_distinct_lines() {
+    let mut e = ready();
+    e.send("setoption name MultiPV value 3");
+    e.send("position startpos");
+    let lines = e.ask("go depth 7", "bestmove", LONG);
+    let last: Vec<&String> = lines
+        .iter()
+        .filter(|l| field(l, "depth") == Some("7"))
+        .collect();
+    assert_eq!(last.len(), 3, "{lines:?}");
+    let ks: Vec<&str> = last.iter().map(|l| field(l, "multipv").unwrap()).collect();
+    assert_eq!(ks, ["1", "2", "3"]);
+    let scores: Vec<i32> = last
+        .iter()
+        .map(|l| field(l, "cp").unwrap().parse().unwrap())
+        .collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    let firsts: Vec<&str> = last.iter().map(|l| field(l, "pv").unwrap()).collect();
+    assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2]);
+    assert_eq!(bestmove(&lines), firsts[0]);
+    // More lines than legal moves: one per legal move (black king, two moves).
+    e.send("position fen 7k/8/8/8/8/8/8/K6R b - - 0 1");
+    let lines = e.ask("go depth 4", "bestmove", LONG);
+    let d4 = lines
+        .iter()
+        .filter(|l| field(l, "depth") == Some("4"))
+        .count();
+    assert_eq!(d4, 2, "{lines:?}");
+    // MultiPV 1: no multipv field at all.
+    e.send("setoption name MultiPV value 1");
+    e.send("position startpos");
+    let lines = e.ask("go depth 4", "bestmove", LONG);
+    assert!(lines.iter().all(|l| !l.contains("multipv")));
+}
+
+#[test]
+fn searchmoves_restrict_the_root() {
+    let mut e = ready();
+    e.send("position startpos");
+    let lines = e.ask("go depth 6 searchmoves a2a3 h2h3", "bestmove", LONG);
+    assert!(["a2a3", "h2h3"].contains(&bestmove(&lines)), "{lines:?}");
+    for l in lines.iter().filter(|l| l.starts_with("info depth")) {
+        assert!(["a2a3", "h2h3"].contains(&field(l, "pv").unwrap()), "{l}");
+    }
+    // With MultiPV 3 over two search moves: two lines, both among them.
+    e.send("setoption name MultiPV value 3");
+    let lines = e.ask("go depth 5 searchmoves g1f3 b1c3", "bestmove", LONG);
+    let d5: Vec<&String> = lines
+        .iter()
+        .filter(|l| field(l, "depth") == Some("5"))
+        .collect();
+    assert_eq!(d5.len(), 2, "{lines:?}");
+    // A mate the restriction leaves out is not found: only Rb1-b2 is allowed.
+    e.send("setoption name MultiPV value 1");
+    e.send("position fen k7/8/8/8/8/8/6R1/5R1K w - - 0 1");
+    let lines = e.ask("go depth 5 searchmoves g2b2", "bestmove", LONG);
+    assert_eq!(bestmove(&lines), "g2b2");
+}
+
+#[test]
+fn go_mate_three_stops_when_the_mate_is_proven() {
+    let mut e = ready();
+    e.send("position fen 2k5/8/1K6/8/8/8/8/7R w - - 0 1");
+    // No other limit: only the proven mate ends the search.
+    let lines = e.ask("go mate 3", "bestmove", LONG);
+    let last = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .unwrap();
+    assert_eq!(field(last, "mate"), Some("2"), "{lines:?}");
+    assert_eq!(bestmove(&lines), field(last, "pv").unwrap());
+}
+
+#[test]
+fn bad_search_options_are_refused_with_one_line_and_change_nothing() {
+    let mut e = ready();
+    e.send("position startpos");
+    for command in [
+        "setoption name Threads value 0",
+        "setoption name Threads value 257",
+        "setoption name MultiPV value 0",
+        "setoption name MultiPV value 257",
+        "setoption name MultiPV value x",
+        "go searchmoves",
+        "go searchmoves e2e5",
+        "go searchmoves e2e4 zz",
+        "go searchmoves e2e4 e7e5",
+        "go mate",
+        "go mate 0",
+        "go mate -2",
+        "go mate x",
+    ] {
+        e.send(command);
+        let reply = e.sync();
+        assert_eq!(reply.len(), 1, "'{command}' -> {reply:?}");
+        assert!(
+            reply[0].starts_with("info string error: "),
+            "'{command}' -> {reply:?}"
+        );
+    }
+    // Nothing changed: one line per iteration, all moves allowed.
+    let lines = e.ask("go depth 3", "bestmove", LONG);
+    assert!(lines.iter().all(|l| !l.contains("multipv")));
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("info depth")).count(),
+        3
+    );
+}
