@@ -3,6 +3,7 @@
 
 mod datagen;
 mod export;
+mod external;
 mod game_args;
 mod games;
 mod matches;
