@@ -159,6 +159,7 @@ impl ParamList {
         Ok(())
     }
 
+    #[cfg(test)]
     pub fn names(&self) -> Vec<&str> {
         self.params.iter().map(|p| p.name.as_str()).collect()
     }
