@@ -50,7 +50,9 @@ pub struct VerifyArgs {
     pub games_args: GameArgs,
 }
 
-/// The two sides of a verification.
+/// The two sides of a verification. (One exists per run: the size of the in-process
+/// variant's parameter tables does not matter.)
+#[allow(clippy::large_enum_variant)]
 pub enum Contestants {
     /// Occam in-process at the tuned and at the start values.
     Params { tuned: Params, start: Params },

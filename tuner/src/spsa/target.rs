@@ -43,6 +43,8 @@ pub struct External {
     pub bindings: Vec<Vec<Binding>>,
 }
 
+/// (One exists per run: the size of the in-process variant's table does not matter.)
+#[allow(clippy::large_enum_variant)]
 pub enum Target {
     InProcess(InProcess),
     External(External),
