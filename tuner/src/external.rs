@@ -443,7 +443,7 @@ pub fn bind(lists: &[ParamList], options: &[UciOption], engine: &str) -> Result<
                 .iter()
                 .find(|o| o.name.eq_ignore_ascii_case(&p.name))
             else {
-                problems.push(format!("'{}' is not an option of {engine}", p.name));
+                problems.push(format!("'{}' is not one of its options", p.name));
                 continue;
             };
             let binding = match (o.kind.as_str(), p.float) {
@@ -473,7 +473,7 @@ pub fn bind(lists: &[ParamList], options: &[UciOption], engine: &str) -> Result<
                 },
                 (kind, _) => {
                     problems.push(format!(
-                        "'{}' is a {kind} option of {engine}; only spin (or string, for floats) options can be tuned",
+                        "'{}' is a {kind} option; only spin (or string, for floats) options can be tuned",
                         p.name
                     ));
                     continue;
@@ -613,7 +613,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("[0, 200]"), "{err}");
-        assert!(err.contains("'Lmr' is not an option of e"), "{err}");
+        assert!(err.contains("'Lmr' is not one of its options"), "{err}");
         assert!(err.contains("Hash"), "lists what there is: {err}");
         let check = [
             option("option name Fut type check default false"),

@@ -319,7 +319,10 @@ fn parameter_lists_are_checked_and_written_in_their_format() {
     );
     let all = text(&out);
     assert!(!out.status.success(), "{all}");
-    assert!(all.contains("'NoSuchThing' is not an option"), "{all}");
+    assert!(
+        all.contains("'NoSuchThing' is not one of its options"),
+        "{all}"
+    );
     assert!(
         all.contains("'rfp_margin' may range over [-100000, 100]"),
         "{all}"

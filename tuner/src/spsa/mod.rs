@@ -175,6 +175,11 @@ pub fn run(args: Args) -> Result<()> {
 /// Checks the arguments, loads the files and opens the run: a fresh journal, or the
 /// journal of the run being resumed.
 fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
+    if let Some(word) = args.engine.iter().find(|w| !w.contains('=')) {
+        bail!(
+            "--engine: '{word}' is not KEY=VALUE; give the parameter list before --engine or as --params-file {word}"
+        );
+    }
     args.files.append(&mut args.params_file);
     if args.files.is_empty() {
         bail!(
