@@ -3,7 +3,7 @@
 //! game records. A game is always played through [`occam::position::Game`], so the
 //! engine's own rules decide draws.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use occam::Params;
@@ -218,6 +218,127 @@ fn centipawns(score: Option<Score>) -> Option<i32> {
     }
 }
 
+/// The two clocks of a game on a clock (unused otherwise), in milliseconds.
+struct Clocks {
+    left: [i64; 2],
+}
+
+impl Clocks {
+    fn new(tc: TimeControl) -> Clocks {
+        Clocks {
+            left: match tc {
+                TimeControl::Clock { base_ms, .. } => [base_ms as i64; 2],
+                _ => [0; 2],
+            },
+        }
+    }
+
+    /// What the player at `index` (0 = White) may use for its next move.
+    fn limits(&self, tc: TimeControl, index: usize) -> Limits {
+        match tc {
+            TimeControl::Nodes(n) => Limits {
+                nodes: Some(n),
+                ..Limits::default()
+            },
+            TimeControl::Depth(d) => Limits {
+                depth: Some(d),
+                ..Limits::default()
+            },
+            TimeControl::MoveTime(ms) => Limits {
+                movetime_ms: Some(ms),
+                ..Limits::default()
+            },
+            TimeControl::Clock { inc_ms, .. } => Limits {
+                clock: Some(Clock {
+                    time_ms: self.left[index].max(0) as u64,
+                    inc_ms,
+                    movestogo: None,
+                }),
+                move_overhead_ms: 10,
+                ..Limits::default()
+            },
+        }
+    }
+
+    /// Charges a move's time to the player at `index`: a time forfeit when its clock
+    /// ran out, else the increment is added.
+    fn charge(&mut self, tc: TimeControl, index: usize, used: Duration) -> Option<PlayerFault> {
+        let TimeControl::Clock { inc_ms, .. } = tc else {
+            return None;
+        };
+        self.left[index] -= used.as_millis() as i64;
+        if self.left[index] < 0 {
+            return Some(PlayerFault::Timeout);
+        }
+        self.left[index] += inc_ms as i64;
+        None
+    }
+}
+
+/// Resignation and draw adjudication, fed the score the mover reported for each move.
+struct Adjudicator<'a> {
+    rules: &'a Adjudication,
+    /// Consecutive moves of each side with its own score at or below −resign_score.
+    resign_streak: [u32; 2],
+    /// Consecutive moves (of both sides) with the score within ±draw_score.
+    draw_streak: u32,
+}
+
+impl<'a> Adjudicator<'a> {
+    fn new(rules: &'a Adjudication) -> Self {
+        Adjudicator {
+            rules,
+            resign_streak: [0; 2],
+            draw_streak: 0,
+        }
+    }
+
+    /// After `side` moved reporting `score`: the adjudicated end of the game, if any.
+    /// Resignation goes by the mover's own view alone, draws by both sides' recent scores.
+    fn after_move(
+        &mut self,
+        side: Color,
+        score: Option<i32>,
+        move_number: u32,
+    ) -> Option<(Outcome, &'static str)> {
+        let rules = self.rules;
+        let index = usize::from(side == Color::Black);
+        if rules.resign_moves > 0 {
+            match score {
+                Some(s) if s <= -rules.resign_score => self.resign_streak[index] += 1,
+                _ => self.resign_streak[index] = 0,
+            }
+            if self.resign_streak[index] >= rules.resign_moves {
+                return Some((Outcome::win_for(!side), "adjudication: resign"));
+            }
+        }
+        if rules.draw_moves > 0 {
+            match score {
+                Some(s) if s.abs() <= rules.draw_score => self.draw_streak += 1,
+                _ => self.draw_streak = 0,
+            }
+            if move_number >= rules.draw_move_number && self.draw_streak >= 2 * rules.draw_moves {
+                return Some((Outcome::Draw, "adjudication: draw"));
+            }
+        }
+        None
+    }
+}
+
+/// Ends `record` with `side`'s fault: the game is its loss.
+fn forfeit(record: &mut GameRecord, side: Color, fault: PlayerFault) {
+    record.outcome = Outcome::win_for(!side);
+    record.reason = format!(
+        "{} {fault}",
+        if side == Color::White {
+            "white"
+        } else {
+            "black"
+        }
+    );
+    record.fault = Some((side, fault));
+}
+
 /// Plays one game from `opening` (its moves are replayed first) and returns its record.
 pub fn play_game(
     white: &mut dyn Player,
@@ -254,11 +375,8 @@ pub fn play_game(
             return record;
         }
     }
-    let mut clocks = match tc {
-        TimeControl::Clock { base_ms, .. } => [base_ms as i64; 2],
-        _ => [0; 2],
-    };
-    let (mut resign_streak, mut draw_streak) = ([0u32; 2], 0u32);
+    let mut clocks = Clocks::new(tc);
+    let mut adjudicator = Adjudicator::new(adjudication);
     loop {
         if let Some(end) = game.end() {
             record.outcome = match end {
@@ -275,29 +393,7 @@ pub fn play_game(
         }
         let side = game.position.turn();
         let index = usize::from(side == Color::Black);
-        let limits = match tc {
-            TimeControl::Nodes(n) => Limits {
-                nodes: Some(n),
-                ..Limits::default()
-            },
-            TimeControl::Depth(d) => Limits {
-                depth: Some(d),
-                ..Limits::default()
-            },
-            TimeControl::MoveTime(ms) => Limits {
-                movetime_ms: Some(ms),
-                ..Limits::default()
-            },
-            TimeControl::Clock { inc_ms, .. } => Limits {
-                clock: Some(Clock {
-                    time_ms: clocks[index].max(0) as u64,
-                    inc_ms,
-                    movestogo: None,
-                }),
-                move_overhead_ms: 10,
-                ..Limits::default()
-            },
-        };
+        let limits = clocks.limits(tc, index);
         let started = Instant::now();
         let player: &mut dyn Player = if side == Color::White {
             &mut *white
@@ -305,74 +401,34 @@ pub fn play_game(
             &mut *black
         };
         if let TimeControl::Clock { .. } = tc {
-            player.set_opponent_clock(clocks[1 - index].max(0) as u64);
+            player.set_opponent_clock(clocks.left[1 - index].max(0) as u64);
         }
-        let reply = player.go(&game, &limits);
-        let fault = match reply {
-            Err(fault) => Some(fault),
-            Ok(reply) => if let TimeControl::Clock { inc_ms, .. } = tc {
-                clocks[index] -= started.elapsed().as_millis() as i64;
-                if clocks[index] < 0 {
-                    Some(PlayerFault::Timeout)
-                } else {
-                    clocks[index] += inc_ms as i64;
-                    None
-                }
-            } else {
-                None
+        let reply = match player.go(&game, &limits) {
+            Ok(reply) => reply,
+            Err(fault) => {
+                forfeit(&mut record, side, fault);
+                return record;
             }
-            .or_else(|| {
-                if game.position.board().is_legal(reply.mv) {
-                    game.play(reply.mv);
-                    record.moves.push(reply.mv);
-                    record.scores.push(reply.score);
-                    None
-                } else {
-                    Some(PlayerFault::IllegalMove(
-                        game.position.move_to_uci(reply.mv),
-                    ))
-                }
-            }),
         };
-        if let Some(fault) = fault {
-            record.outcome = Outcome::win_for(!side);
-            record.reason = format!(
-                "{} {fault}",
-                if side == Color::White {
-                    "white"
-                } else {
-                    "black"
-                }
-            );
-            record.fault = Some((side, fault));
+        if let Some(fault) = clocks.charge(tc, index, started.elapsed()) {
+            forfeit(&mut record, side, fault);
             return record;
         }
-        // Adjudication on the score the mover reported for the move just played:
-        // resignation on its own view alone, draws on both sides' recent scores.
-        let score = centipawns(*record.scores.last().unwrap());
-        if adjudication.resign_moves > 0 {
-            match score {
-                Some(s) if s <= -adjudication.resign_score => resign_streak[index] += 1,
-                _ => resign_streak[index] = 0,
-            }
-            if resign_streak[index] >= adjudication.resign_moves {
-                record.outcome = Outcome::win_for(!side);
-                record.reason = "adjudication: resign".into();
-                return record;
-            }
+        if !game.position.board().is_legal(reply.mv) {
+            let text = game.position.move_to_uci(reply.mv);
+            forfeit(&mut record, side, PlayerFault::IllegalMove(text));
+            return record;
         }
-        if adjudication.draw_moves > 0 {
-            match score {
-                Some(s) if s.abs() <= adjudication.draw_score => draw_streak += 1,
-                _ => draw_streak = 0,
-            }
-            let move_number = game.position.board().fullmoves().get();
-            if move_number >= adjudication.draw_move_number
-                && draw_streak >= 2 * adjudication.draw_moves
-            {
-                record.reason = "adjudication: draw".into();
-                return record;
-            }
+        game.play(reply.mv);
+        record.moves.push(reply.mv);
+        record.scores.push(reply.score);
+        let move_number = game.position.board().fullmoves().get();
+        if let Some((outcome, reason)) =
+            adjudicator.after_move(side, centipawns(reply.score), move_number)
+        {
+            record.outcome = outcome;
+            record.reason = reason.into();
+            return record;
         }
     }
 }

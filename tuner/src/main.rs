@@ -3,8 +3,10 @@
 
 mod datagen;
 mod export;
+mod external;
 mod game_args;
 mod games;
+mod import;
 mod matches;
 mod openings;
 mod params_file;
@@ -31,7 +33,7 @@ struct Cli {
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
-    /// Tune parameters by SPSA in in-process self-play and write the tuned values back.
+    /// Tune parameters by SPSA (Occam in-process, or any UCI engine with --engine) and write the tuned values back.
     Spsa(spsa::Args),
     /// Draw the parameter trajectories of an SPSA run.
     Plot(plot::Args),
@@ -45,6 +47,8 @@ enum Command {
     Datagen(datagen::Args),
     /// Write the parameter values as a Rust module, a C header or OpenBench SPSA lines.
     Export(export::Args),
+    /// Write a tune's final values (OpenBench, fishtest `name,value`) into parameter files.
+    Import(import::Args),
 }
 
 fn main() {
@@ -63,6 +67,7 @@ fn main() {
         Command::Texel(args) => texel::run(args),
         Command::Datagen(args) => datagen::run(args),
         Command::Export(args) => export::run(args),
+        Command::Import(args) => import::run(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -110,109 +110,179 @@ pub fn run(args: Args) -> Result<()> {
     pool.install(|| tune(&args))
 }
 
+/// The fit: choose the weights, reduce the positions to samples, fit K, descend, then
+/// report and write the result.
 fn tune(args: &Args) -> Result<()> {
     let mut file = ParamFile::load(&args.params_file)?;
     let mut params = Params::default();
     overlay(&mut params, std::slice::from_ref(&file), Field::Value)?;
-
-    // The tuned weights: the file's entries that some feature reads, filtered by --params.
-    let engine_index = file.bind::<Params>()?;
-    let selected = Selector::parse(&args.params).pick(&file.names())?;
-    let mut slot_of_param = vec![None; PARAM_SPECS.len()];
-    let mut tuned: Vec<usize> = Vec::new(); // entry index in the file
-    let read_by_features: std::collections::HashSet<usize> = features::params()
-        .iter()
-        .flatten()
-        .flatten()
-        .copied()
-        .collect();
-    for i in selected {
-        let spec = engine_index[i];
-        if read_by_features.contains(&spec) {
-            slot_of_param[spec] = Some(tuned.len() as u32);
-            tuned.push(i);
-        }
-    }
-    if tuned.is_empty() {
-        bail!(
-            "no evaluation weight of {} matches --params '{}' (only weights some eval feature reads are tuned)",
-            args.params_file.display(),
-            args.params.join(",")
-        );
-    }
-
-    let started = Instant::now();
-    let text = std::fs::read_to_string(&args.positions)
-        .with_context(|| format!("cannot read positions file {}", args.positions.display()))?;
-    let parsed = parse_positions(&text).with_context(|| args.positions.display().to_string())?;
-    let total = parsed.len();
-    let material: [i32; 5] = std::array::from_fn(|r| {
-        params.get(features::params()[features::MATERIAL + r][0].expect("material_*_mg"))
-    });
-    let quiet: Vec<(Position, f64)> = if args.no_quiet_filter {
-        parsed
-    } else {
-        parsed
-            .into_par_iter()
-            .filter(|(p, _)| is_quiet(p, &material))
-            .collect()
-    };
-    if quiet.is_empty() {
-        bail!(
-            "none of the {total} positions of {} is quiet (use --no-quiet-filter to keep them all)",
-            args.positions.display()
-        );
-    }
-
-    let samples: Vec<Sample> = quiet
-        .par_iter()
-        .map_init(
-            || Evaluator::new(&params),
-            |e, (p, r)| linearise(e, p, *r, &slot_of_param),
-        )
-        .collect();
-    let (train, valid): (Vec<_>, Vec<_>) = samples
-        .into_iter()
-        .enumerate()
-        .partition(|(i, _)| i % 10 != 9);
-    let train: Vec<Sample> = train.into_iter().map(|(_, s)| s).collect();
-    let valid: Vec<Sample> = valid.into_iter().map(|(_, s)| s).collect();
-    eprintln!(
-        "texel: {total} positions read, {} quiet ({} train, {} held out), {} weights tuned, {:.1}s",
-        quiet.len(),
-        train.len(),
-        valid.len(),
-        tuned.len(),
-        started.elapsed().as_secs_f64()
-    );
-
-    let start: Vec<f64> = tuned
+    let weights = Weights::select(&file, &args.params, &args.params_file)?;
+    let data = Data::load(args, &params, &weights)?;
+    let start: Vec<f64> = weights
+        .tuned
         .iter()
         .map(|&i| f64::from(file.entries[i].value))
         .collect();
     let k = match args.k {
         Some(k) => k,
-        None => fit_k(&train, &start),
+        None => fit_k(&data.train, &start),
     };
-    let loss_before = (loss(&train, &start, k), loss(&valid, &start, k));
+    let loss_before = (loss(&data.train, &start, k), loss(&data.valid, &start, k));
     eprintln!(
         "texel: K = {k:.6}; loss before: train {:.6}, held out {:.6}",
         loss_before.0, loss_before.1
     );
-
-    // Adam, full batch.
-    let bounds: Vec<(f64, f64)> = tuned
+    let bounds: Vec<(f64, f64)> = weights
+        .tuned
         .iter()
         .map(|&i| {
             let e = &file.entries[i];
             (f64::from(e.min), f64::from(e.max))
         })
         .collect();
-    let mut w = start.clone();
+    let rounded: Vec<f64> = adam(args, &data, &start, &bounds, k)
+        .iter()
+        .map(|x| x.round())
+        .collect();
+    let loss_after = (
+        loss(&data.train, &rounded, k),
+        loss(&data.valid, &rounded, k),
+    );
+    let mut values: Vec<i32> = file.entries.iter().map(|e| e.value).collect();
+    for (slot, &i) in weights.tuned.iter().enumerate() {
+        values[i] = rounded[slot] as i32;
+    }
+    report(
+        &file,
+        &weights,
+        &values,
+        k,
+        data.quiet,
+        loss_before,
+        loss_after,
+    );
+    if args.dry_run {
+        println!("dry run: {} left unchanged", args.params_file.display());
+    } else {
+        file.write_values(&values)?;
+        println!("wrote {}", args.params_file.display());
+    }
+    Ok(())
+}
+
+/// The tuned weights: the file's entries that some eval feature reads, filtered by
+/// --params.
+struct Weights {
+    /// Entry index in the file, per tuned slot.
+    tuned: Vec<usize>,
+    /// The tuned slot of each engine parameter (`None`: not tuned).
+    slot_of_param: Vec<Option<u32>>,
+}
+
+impl Weights {
+    fn select(file: &ParamFile, wanted: &[String], path: &std::path::Path) -> Result<Weights> {
+        let engine_index = file.bind::<Params>()?;
+        let selected = Selector::parse(wanted).pick(&file.names())?;
+        let mut slot_of_param = vec![None; PARAM_SPECS.len()];
+        let mut tuned: Vec<usize> = Vec::new();
+        let read_by_features: std::collections::HashSet<usize> = features::params()
+            .iter()
+            .flatten()
+            .flatten()
+            .copied()
+            .collect();
+        for i in selected {
+            let spec = engine_index[i];
+            if read_by_features.contains(&spec) {
+                slot_of_param[spec] = Some(tuned.len() as u32);
+                tuned.push(i);
+            }
+        }
+        if tuned.is_empty() {
+            bail!(
+                "no evaluation weight of {} matches --params '{}' (only weights some eval feature reads are tuned)",
+                path.display(),
+                wanted.join(",")
+            );
+        }
+        Ok(Weights {
+            tuned,
+            slot_of_param,
+        })
+    }
+}
+
+/// The positions as samples: every tenth held out.
+struct Data {
+    train: Vec<Sample>,
+    valid: Vec<Sample>,
+    /// Positions kept (quiet, unless --no-quiet-filter).
+    quiet: usize,
+}
+
+impl Data {
+    /// Reads the positions, keeps the quiet ones and reduces each to its linear form.
+    fn load(args: &Args, params: &Params, weights: &Weights) -> Result<Data> {
+        let started = Instant::now();
+        let text = std::fs::read_to_string(&args.positions)
+            .with_context(|| format!("cannot read positions file {}", args.positions.display()))?;
+        let parsed =
+            parse_positions(&text).with_context(|| args.positions.display().to_string())?;
+        let total = parsed.len();
+        let material: [i32; 5] = std::array::from_fn(|r| {
+            params.get(features::params()[features::MATERIAL + r][0].expect("material_*_mg"))
+        });
+        let quiet: Vec<(Position, f64)> = if args.no_quiet_filter {
+            parsed
+        } else {
+            parsed
+                .into_par_iter()
+                .filter(|(p, _)| is_quiet(p, &material))
+                .collect()
+        };
+        if quiet.is_empty() {
+            bail!(
+                "none of the {total} positions of {} is quiet (use --no-quiet-filter to keep them all)",
+                args.positions.display()
+            );
+        }
+        let samples: Vec<Sample> = quiet
+            .par_iter()
+            .map_init(
+                || Evaluator::new(params),
+                |e, (p, r)| linearise(e, p, *r, &weights.slot_of_param),
+            )
+            .collect();
+        let (train, valid): (Vec<_>, Vec<_>) = samples
+            .into_iter()
+            .enumerate()
+            .partition(|(i, _)| i % 10 != 9);
+        let train: Vec<Sample> = train.into_iter().map(|(_, s)| s).collect();
+        let valid: Vec<Sample> = valid.into_iter().map(|(_, s)| s).collect();
+        eprintln!(
+            "texel: {total} positions read, {} quiet ({} train, {} held out), {} weights tuned, {:.1}s",
+            quiet.len(),
+            train.len(),
+            valid.len(),
+            weights.tuned.len(),
+            started.elapsed().as_secs_f64()
+        );
+        Ok(Data {
+            train,
+            valid,
+            quiet: quiet.len(),
+        })
+    }
+}
+
+/// Adam, full batch, from `start`: each weight kept within its bounds and pulled
+/// towards its start by --reg. Returns the (unrounded) weights.
+fn adam(args: &Args, data: &Data, start: &[f64], bounds: &[(f64, f64)], k: f64) -> Vec<f64> {
+    let mut w = start.to_vec();
     let (mut m, mut v) = (vec![0.0; w.len()], vec![0.0; w.len()]);
     let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-8);
     for epoch in 1..=args.epochs {
-        let mut g = gradient(&train, &w, k);
+        let mut g = gradient(&data.train, &w, k);
         for j in 0..w.len() {
             g[j] += 2.0 * args.reg * (w[j] - start[j]);
             m[j] = b1 * m[j] + (1.0 - b1) * g[j];
@@ -224,19 +294,26 @@ fn tune(args: &Args) -> Result<()> {
         if epoch.is_multiple_of(50) || epoch == args.epochs {
             eprintln!(
                 "texel: epoch {epoch}: train {:.6}, held out {:.6}",
-                loss(&train, &w, k),
-                loss(&valid, &w, k)
+                loss(&data.train, &w, k),
+                loss(&data.valid, &w, k)
             );
         }
     }
-    let rounded: Vec<f64> = w.iter().map(|x| x.round()).collect();
-    let loss_after = (loss(&train, &rounded, k), loss(&valid, &rounded, k));
+    w
+}
 
-    let mut values: Vec<i32> = file.entries.iter().map(|e| e.value).collect();
-    for (slot, &i) in tuned.iter().enumerate() {
-        values[i] = rounded[slot] as i32;
-    }
-    let mut changes: Vec<(i32, &str, i32, i32)> = tuned
+/// Prints the losses, K and the largest changes.
+fn report(
+    file: &ParamFile,
+    weights: &Weights,
+    values: &[i32],
+    k: f64,
+    positions: usize,
+    before: (f64, f64),
+    after: (f64, f64),
+) {
+    let mut changes: Vec<(i32, &str, i32, i32)> = weights
+        .tuned
         .iter()
         .map(|&i| {
             let e = &file.entries[i];
@@ -252,28 +329,17 @@ fn tune(args: &Args) -> Result<()> {
     changes.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
     println!(
         "loss before: train {:.6} held out {:.6}",
-        loss_before.0, loss_before.1
+        before.0, before.1
     );
+    println!("loss after:  train {:.6} held out {:.6}", after.0, after.1);
     println!(
-        "loss after:  train {:.6} held out {:.6}",
-        loss_after.0, loss_after.1
-    );
-    println!(
-        "K {k:.6}, {} positions, {} weights tuned, {} changed",
-        quiet.len(),
-        tuned.len(),
+        "K {k:.6}, {positions} positions, {} weights tuned, {} changed",
+        weights.tuned.len(),
         changes.len()
     );
     for (_, name, from, to) in changes.iter().take(15) {
         println!("  {name}: {from} -> {to}");
     }
-    if args.dry_run {
-        println!("dry run: {} left unchanged", args.params_file.display());
-    } else {
-        file.write_values(&values)?;
-        println!("wrote {}", args.params_file.display());
-    }
-    Ok(())
 }
 
 /// Parses `FEN | result` / `FEN [result]` lines; blank lines and `#` comments are skipped.

@@ -110,6 +110,53 @@ impl Process {
     }
 }
 
+/// One `option` line of an engine's `uci` answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UciOption {
+    /// As the engine spells it (UCI option names are matched case-insensitively).
+    pub name: String,
+    /// `spin`, `check`, `combo`, `button` or `string`.
+    pub kind: String,
+    pub default: Option<String>,
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+}
+
+impl UciOption {
+    /// Parses `option name <NAME…> type <T> [default <D…>] [min <A>] [max <B>] [var …]`.
+    pub fn parse(line: &str) -> Option<UciOption> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.first() != Some(&"option") || words.get(1) != Some(&"name") {
+            return None;
+        }
+        const KEYS: [&str; 5] = ["type", "default", "min", "max", "var"];
+        // The value of each keyword runs until the next keyword (names and defaults
+        // may contain spaces).
+        let mut fields: Vec<(&str, String)> = Vec::new();
+        let mut key = "name";
+        let mut value: Vec<&str> = Vec::new();
+        for &w in &words[2..] {
+            if KEYS.contains(&w) && !(key == "name" && w != "type") {
+                fields.push((key, value.join(" ")));
+                key = w;
+                value.clear();
+            } else {
+                value.push(w);
+            }
+        }
+        fields.push((key, value.join(" ")));
+        let get = |k: &str| fields.iter().find(|(f, _)| *f == k).map(|(_, v)| v.clone());
+        let name = get("name").filter(|n| !n.is_empty())?;
+        Some(UciOption {
+            name,
+            kind: get("type")?.to_ascii_lowercase(),
+            default: get("default"),
+            min: get("min").and_then(|v| v.parse().ok()),
+            max: get("max").and_then(|v| v.parse().ok()),
+        })
+    }
+}
+
 /// An external UCI engine playing games.
 pub struct UciEngine {
     spec: EngineSpec,
@@ -117,6 +164,11 @@ pub struct UciEngine {
     opponent_clock_ms: Option<u64>,
     /// Processes started so far (1 + restarts after faults).
     pub starts: u32,
+    /// The options the engine declared in its last `uci` answer.
+    options: Vec<UciOption>,
+    /// Options set on top of the spec's (SPSA's θ± values): sent now, and again after
+    /// the spec's options whenever the process is restarted.
+    overlay: Vec<(String, String)>,
 }
 
 impl UciEngine {
@@ -137,6 +189,37 @@ impl UciEngine {
             process: None,
             opponent_clock_ms: None,
             starts: 0,
+            options: Vec::new(),
+            overlay: Vec::new(),
+        }
+    }
+
+    /// The options the engine declared (empty before its first start).
+    pub fn options(&self) -> &[UciOption] {
+        &self.options
+    }
+
+    /// Sets options on top of the spec's (each `(name, value)` replaces an earlier
+    /// overlay value of that name). A running engine gets the `setoption` lines now; a
+    /// restarted one gets them after its handshake. An engine that cannot take them is
+    /// stopped, so its next game starts a fresh process with the values.
+    pub fn set_overlay(&mut self, values: &[(String, String)]) {
+        for (name, value) in values {
+            match self.overlay.iter_mut().find(|(n, _)| n == name) {
+                Some(slot) => slot.1.clone_from(value),
+                None => self.overlay.push((name.clone(), value.clone())),
+            }
+        }
+        if self.process.is_some() {
+            for (name, value) in values {
+                if self
+                    .send(&format!("setoption name {name} value {value}"))
+                    .is_err()
+                {
+                    self.stop();
+                    break;
+                }
+            }
         }
     }
 
@@ -186,9 +269,18 @@ impl UciEngine {
         self.starts += 1;
         let result = (|| {
             self.send("uci")?;
-            self.read_until(Instant::now() + HANDSHAKE_TIMEOUT, |l| l == "uciok")
+            let lines = self
+                .read_until(Instant::now() + HANDSHAKE_TIMEOUT, |l| l == "uciok")
                 .map_err(|e| with_context(e, "during the uci handshake"))?;
-            for (name, value) in self.spec.options.clone() {
+            self.options = lines.iter().filter_map(|l| UciOption::parse(l)).collect();
+            let options: Vec<(String, String)> = self
+                .spec
+                .options
+                .iter()
+                .chain(&self.overlay)
+                .cloned()
+                .collect();
+            for (name, value) in options {
                 self.send(&format!("setoption name {name} value {value}"))?;
             }
             self.sync()
@@ -513,6 +605,37 @@ mod tests {
             Some(Score::Mate(3))
         );
         assert_eq!(parse_score("info string score cp"), None);
+    }
+
+    #[test]
+    fn option_lines_parse() {
+        let o = UciOption::parse("option name Hash type spin default 16 min 1 max 1024").unwrap();
+        assert_eq!(
+            (o.name.as_str(), o.kind.as_str(), o.min, o.max),
+            ("Hash", "spin", Some(1), Some(1024))
+        );
+        assert_eq!(o.default.as_deref(), Some("16"));
+        let o = UciOption::parse("option name Clear Hash type button").unwrap();
+        assert_eq!((o.name.as_str(), o.kind.as_str()), ("Clear Hash", "button"));
+        let o = UciOption::parse("option name Max Min type string default a b").unwrap();
+        assert_eq!(o.name, "Max Min");
+        assert_eq!(o.default.as_deref(), Some("a b"));
+        assert_eq!(o.min, None);
+        let o =
+            UciOption::parse("option name Style type combo default Normal var Solid var Normal")
+                .unwrap();
+        assert_eq!(
+            (o.kind.as_str(), o.default.as_deref()),
+            ("combo", Some("Normal"))
+        );
+        for bad in [
+            "option name type spin",
+            "info string x",
+            "option name X",
+            "option",
+        ] {
+            assert_eq!(UciOption::parse(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -412,6 +412,13 @@ fn stockfish_over_uci_when_installed() {
         let all = text(&out);
         assert!(out.status.success(), "{all}");
         assert!(all.contains("Games: 2,"), "{all}");
-        assert!(!all.contains("Faults of"), "{all}");
+        // On a clock a loaded machine (six jobs on two cores) can cost either side a
+        // time forfeit; the protocol itself must never fail: no crash, hang or illegal move.
+        for line in all.lines().filter(|l| l.starts_with("Faults of")) {
+            assert!(
+                limit[0] == "--tc" && line.contains("(crash/hang 0, illegal move 0,"),
+                "{all}"
+            );
+        }
     }
 }

@@ -239,7 +239,9 @@ fn fault_index(fault: &PlayerFault) -> usize {
     }
 }
 
-/// Plays the match (or what is left of it) and returns its result.
+/// Plays the match (or what is left of it) and returns its result: the results file
+/// is opened (resumed), the players started, then the workers play the pending pairs
+/// while this thread collects them.
 pub fn play_match(config: &MatchConfig<'_>) -> Result<MatchResult> {
     if config.openings.is_empty() {
         bail!("no openings to play from");
@@ -253,42 +255,30 @@ pub fn play_match(config: &MatchConfig<'_>) -> Result<MatchResult> {
         config.b.describe(),
         config.settings
     );
-    let mut results = config
+    let results = config
         .results
         .as_deref()
         .map(|p| ResultsFile::open(p, &fingerprint, config.resume))
         .transpose()?;
-    let mut result = MatchResult {
-        a: config.a.name().to_string(),
-        b: config.b.name().to_string(),
-        tally: results.as_ref().map(|r| r.tally).unwrap_or_default(),
-        sprt: None,
-        faults: BTreeMap::new(),
-        played_pairs: 0,
-        elapsed: Duration::ZERO,
-    };
-    let update_sprt = |result: &mut MatchResult| -> Result<()> {
-        if let Some(sprt) = config.sprt {
-            let llr = sprt.checked_llr(&result.tally.penta)?;
-            result.sprt = Some((sprt, llr, sprt.decide(llr)));
-        }
-        Ok(())
-    };
-    update_sprt(&mut result)?;
-    let decided = |r: &MatchResult| matches!(r.sprt, Some((_, _, d)) if d != Decision::Continue);
+    let mut collector = Collector::new(config, results)?;
     let pending: Vec<u64> = (0..config.pairs)
-        .filter(|i| results.as_ref().is_none_or(|r| !r.done.contains(i)))
+        .filter(|i| {
+            collector
+                .results
+                .as_ref()
+                .is_none_or(|r| !r.done.contains(i))
+        })
         .collect();
-    if pending.is_empty() || decided(&result) {
+    if pending.is_empty() || collector.decided() {
         if config.verbose && config.resume {
             eprintln!("resume: nothing left to play");
         }
-        return Ok(result);
+        return Ok(collector.result);
     }
-    if config.verbose && result.tally.pairs() > 0 {
+    if config.verbose && collector.result.tally.pairs() > 0 {
         eprintln!(
             "resume: {} pairs already played, {} to go",
-            result.tally.pairs(),
+            collector.result.tally.pairs(),
             pending.len()
         );
     }
@@ -301,39 +291,9 @@ pub fn play_match(config: &MatchConfig<'_>) -> Result<MatchResult> {
             config.b.player(config.hash_mb)?,
         ));
     }
-
-    let bar = if config.verbose {
-        let bar = ProgressBar::new(config.pairs);
-        bar.set_style(
-            ProgressStyle::with_template("{pos}/{len} pairs [{elapsed_precise}] {msg}")
-                .expect("valid template"),
-        );
-        bar.set_position(config.pairs - pending.len() as u64);
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
-    if config.verbose {
-        eprintln!(
-            "{} vs {}: up to {} pairs, {}, concurrency {}{}",
-            config.a.name(),
-            config.b.name(),
-            config.pairs,
-            config.settings,
-            slots,
-            match &config.sprt {
-                Some(s) => format!(
-                    ", SPRT [{}, {}] {:?} alpha={} beta={}",
-                    s.elo0, s.elo1, s.model, s.alpha, s.beta
-                ),
-                None => String::new(),
-            }
-        );
-    }
-    let mut last_log = Instant::now();
+    collector.start(pending.len() as u64, slots);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let started = Instant::now();
     let (tx, rx) = channel::<(u64, [GameRecord; 2])>();
     let outcome: Result<()> = std::thread::scope(|scope| {
         for (mut a, mut b) in players {
@@ -365,62 +325,168 @@ pub fn play_match(config: &MatchConfig<'_>) -> Result<MatchResult> {
                 // Pairs finishing after the decision are not counted: the test stopped.
                 continue;
             }
-            result.tally.add_pair(&games[0], &games[1]);
-            result.played_pairs += 1;
-            for g in &games {
-                if let Some((color, fault)) = &g.fault {
-                    let name = if color.is_white() { &g.white } else { &g.black };
-                    result.faults.entry(name.clone()).or_default()[fault_index(fault)] += 1;
-                    if config.verbose {
-                        bar.suspend(|| eprintln!("pair {pair}: {} {}", name, g.reason));
-                    }
+            match collector.record(pair, &games) {
+                Ok(true) => {}
+                Ok(false) => stop.store(true, Ordering::Relaxed),
+                Err(e) => {
+                    failure = Err(e);
+                    stop.store(true, Ordering::Relaxed);
                 }
-            }
-            if let Some(pgn) = config.pgn {
-                for (k, g) in games.iter().enumerate() {
-                    if let Err(e) = pgn.write(&render(g, &format!("{}.{}", pair + 1, k + 1), &[])) {
-                        failure = Err(e);
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                }
-            }
-            if let Some(file) = &mut results
-                && let Err(e) = file.append(pair, &games)
-            {
-                failure = Err(e);
-                stop.store(true, Ordering::Relaxed);
-            }
-            if let Err(e) = update_sprt(&mut result) {
-                failure = Err(e);
-                stop.store(true, Ordering::Relaxed);
-            }
-            if decided(&result) {
-                stop.store(true, Ordering::Relaxed);
-            }
-            bar.inc(1);
-            bar.set_message(result.live_line());
-            // Without a terminal the bar is invisible: log the live line now and then.
-            if config.verbose && bar.is_hidden() && last_log.elapsed() >= LOG_INTERVAL {
-                last_log = Instant::now();
-                eprintln!(
-                    "{}/{} pairs: {}",
-                    result.tally.pairs(),
-                    config.pairs,
-                    result.live_line()
-                );
-            }
-            if config.verbose
-                && config.report_every > 0
-                && result.tally.pairs().is_multiple_of(config.report_every)
-            {
-                result.elapsed = started.elapsed();
-                bar.suspend(|| println!("{}", result.report(&config.settings)));
             }
         }
         failure
     });
-    bar.finish_and_clear();
-    result.elapsed = started.elapsed();
-    outcome?;
-    Ok(result)
+    collector.finish(outcome)
+}
+
+/// The main thread's side of a match: the tally and SPRT, the results file, PGN and
+/// the live line, fed one finished pair at a time.
+struct Collector<'c, 'a> {
+    config: &'c MatchConfig<'a>,
+    result: MatchResult,
+    results: Option<ResultsFile>,
+    bar: ProgressBar,
+    last_log: Instant,
+    started: Instant,
+}
+
+impl<'c, 'a> Collector<'c, 'a> {
+    /// The result so far: the pairs of a resumed results file, with their SPRT.
+    fn new(config: &'c MatchConfig<'a>, results: Option<ResultsFile>) -> Result<Self> {
+        let mut collector = Collector {
+            config,
+            result: MatchResult {
+                a: config.a.name().to_string(),
+                b: config.b.name().to_string(),
+                tally: results.as_ref().map(|r| r.tally).unwrap_or_default(),
+                sprt: None,
+                faults: BTreeMap::new(),
+                played_pairs: 0,
+                elapsed: Duration::ZERO,
+            },
+            results,
+            bar: ProgressBar::hidden(),
+            last_log: Instant::now(),
+            started: Instant::now(),
+        };
+        collector.update_sprt()?;
+        Ok(collector)
+    }
+
+    fn update_sprt(&mut self) -> Result<()> {
+        if let Some(sprt) = self.config.sprt {
+            let llr = sprt.checked_llr(&self.result.tally.penta)?;
+            self.result.sprt = Some((sprt, llr, sprt.decide(llr)));
+        }
+        Ok(())
+    }
+
+    /// The SPRT has stopped at a bound.
+    fn decided(&self) -> bool {
+        matches!(self.result.sprt, Some((_, _, d)) if d != Decision::Continue)
+    }
+
+    /// Shows the match line and the progress bar; the clock starts now.
+    fn start(&mut self, pending: u64, slots: usize) {
+        let config = self.config;
+        if config.verbose {
+            let bar = ProgressBar::new(config.pairs);
+            bar.set_style(
+                ProgressStyle::with_template("{pos}/{len} pairs [{elapsed_precise}] {msg}")
+                    .expect("valid template"),
+            );
+            bar.set_position(config.pairs - pending);
+            self.bar = bar;
+            eprintln!(
+                "{} vs {}: up to {} pairs, {}, concurrency {}{}",
+                config.a.name(),
+                config.b.name(),
+                config.pairs,
+                config.settings,
+                slots,
+                match &config.sprt {
+                    Some(s) => format!(
+                        ", SPRT [{}, {}] {:?} alpha={} beta={}",
+                        s.elo0, s.elo1, s.model, s.alpha, s.beta
+                    ),
+                    None => String::new(),
+                }
+            );
+        }
+        self.last_log = Instant::now();
+        self.started = Instant::now();
+    }
+
+    /// Counts a finished pair, reports its faults, writes it (PGN, results file) and
+    /// updates the SPRT. Returns whether the match goes on (false once the SPRT has
+    /// decided); an error stops it.
+    fn record(&mut self, pair: u64, games: &[GameRecord; 2]) -> Result<bool> {
+        let config = self.config;
+        self.result.tally.add_pair(&games[0], &games[1]);
+        self.result.played_pairs += 1;
+        for g in games {
+            if let Some((color, fault)) = &g.fault {
+                let name = if color.is_white() { &g.white } else { &g.black };
+                self.result.faults.entry(name.clone()).or_default()[fault_index(fault)] += 1;
+                if config.verbose {
+                    self.bar
+                        .suspend(|| eprintln!("pair {pair}: {} {}", name, g.reason));
+                }
+            }
+        }
+        let mut failure = Ok(());
+        if let Some(pgn) = config.pgn {
+            for (k, g) in games.iter().enumerate() {
+                if let Err(e) = pgn.write(&render(g, &format!("{}.{}", pair + 1, k + 1), &[])) {
+                    failure = Err(e);
+                }
+            }
+        }
+        if let Some(file) = &mut self.results
+            && let Err(e) = file.append(pair, games)
+        {
+            failure = Err(e);
+        }
+        if let Err(e) = self.update_sprt() {
+            failure = Err(e);
+        }
+        self.show();
+        failure.map(|()| !self.decided())
+    }
+
+    /// The live line; without a terminal (the bar invisible) logged now and then; the
+    /// full report every --report-every pairs.
+    fn show(&mut self) {
+        let config = self.config;
+        self.bar.inc(1);
+        self.bar.set_message(self.result.live_line());
+        if config.verbose && self.bar.is_hidden() && self.last_log.elapsed() >= LOG_INTERVAL {
+            self.last_log = Instant::now();
+            eprintln!(
+                "{}/{} pairs: {}",
+                self.result.tally.pairs(),
+                config.pairs,
+                self.result.live_line()
+            );
+        }
+        if config.verbose
+            && config.report_every > 0
+            && self
+                .result
+                .tally
+                .pairs()
+                .is_multiple_of(config.report_every)
+        {
+            self.result.elapsed = self.started.elapsed();
+            let report = self.result.report(&config.settings);
+            self.bar.suspend(|| println!("{report}"));
+        }
+    }
+
+    fn finish(mut self, outcome: Result<()>) -> Result<MatchResult> {
+        self.bar.finish_and_clear();
+        self.result.elapsed = self.started.elapsed();
+        outcome?;
+        Ok(self.result)
+    }
 }

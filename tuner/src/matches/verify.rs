@@ -14,6 +14,7 @@ use super::sprt::{Decision, Model, Sprt};
 use super::stats::fmt2;
 use crate::game_args::GameArgs;
 use crate::params_file::write_atomically;
+use crate::uci_engine::EngineSpec;
 
 #[derive(clap::Args)]
 pub struct VerifyArgs {
@@ -49,13 +50,26 @@ pub struct VerifyArgs {
     pub games_args: GameArgs,
 }
 
+/// The two sides of a verification. (One exists per run: the size of the in-process
+/// variant's parameter tables does not matter.)
+#[allow(clippy::large_enum_variant)]
+pub enum Contestants {
+    /// Occam in-process at the tuned and at the start values.
+    Params { tuned: Params, start: Params },
+    /// An external engine set to the tuned and to the start values (no frozen header is
+    /// written for it: its values are in its own parameter file).
+    Engines {
+        tuned: EngineSpec,
+        start: EngineSpec,
+    },
+}
+
 /// A verification, however it was asked for (`tuner verify`, `tuner spsa --verify`):
 /// tuned values against start values under an SPRT, and where the header goes.
 pub struct VerifyPlan {
     /// The parameter files the values belong to (named in the report and the header).
     pub files: Vec<PathBuf>,
-    pub tuned: Params,
-    pub start: Params,
+    pub contestants: Contestants,
     pub sprt: Sprt,
     /// Upper limit of game pairs.
     pub pairs: u64,
@@ -75,8 +89,10 @@ impl VerifyPlan {
     pub fn from_args(args: VerifyArgs) -> Result<VerifyPlan> {
         Ok(VerifyPlan {
             sprt: Sprt::parse(&args.sprt, args.model)?,
-            tuned: params_from_files(&args.files, Field::Value)?,
-            start: params_from_files(&args.files, Field::Start)?,
+            contestants: Contestants::Params {
+                tuned: params_from_files(&args.files, Field::Value)?,
+                start: params_from_files(&args.files, Field::Start)?,
+            },
             files: args.files,
             pairs: args.pairs,
             concurrency: args.concurrency as usize,
@@ -97,14 +113,15 @@ pub fn verify(args: VerifyArgs) -> Result<()> {
 
 /// Plays the SPRT of the plan and writes the header when it accepts H1 (or on `force`).
 pub fn run_plan(plan: VerifyPlan) -> Result<()> {
-    let VerifyPlan {
-        sprt, tuned, start, ..
-    } = &plan;
-    let sprt = *sprt;
+    let sprt = plan.sprt;
     let files: Vec<String> = plan.files.iter().map(|p| p.display().to_string()).collect();
-    if tuned == start {
+    let same = match &plan.contestants {
+        Contestants::Params { tuned, start } => tuned == start,
+        Contestants::Engines { tuned, start } => tuned.options == start.options,
+    };
+    if same {
         eprintln!(
-            "note: every value equals its default in {}: expect H0",
+            "note: every value equals its start value in {}: expect H0",
             files.join(", ")
         );
     }
@@ -117,10 +134,14 @@ pub fn run_plan(plan: VerifyPlan) -> Result<()> {
         source: format!("{}@{field}", files.join(",")),
         params: params.clone(),
     };
-    let (a, b) = (
-        side("tuned", "value", tuned),
-        side("start", "default", start),
-    );
+    let (a, b) = match &plan.contestants {
+        Contestants::Params { tuned, start } => {
+            (side("tuned", "value", tuned), side("start", "start", start))
+        }
+        Contestants::Engines { tuned, start } => {
+            (Side::Engine(tuned.clone()), Side::Engine(start.clone()))
+        }
+    };
     let result = play_match(&MatchConfig {
         a: &a,
         b: &b,
@@ -149,6 +170,13 @@ pub fn run_plan(plan: VerifyPlan) -> Result<()> {
             plan.header.display()
         );
     }
+    let Contestants::Params { tuned, .. } = &plan.contestants else {
+        println!(
+            "verified: the tuned values in {} beat the start values",
+            files.join(", ")
+        );
+        return Ok(());
+    };
     let summary = result.tally.summary();
     let (bench_nodes, _) = occam::bench::run(tuned, occam::bench::DEFAULT_DEPTH);
     let mut provenance = vec![format!("verified by: tuner verify {}", files.join(" "))];

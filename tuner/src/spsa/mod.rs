@@ -1,14 +1,19 @@
 //! `tuner spsa`: tunes the parameters of one or more `params/*.json` files by SPSA in
-//! in-process self-play and writes the tuned values back.
+//! in-process self-play, or the options of any UCI engine (`--engine`, its parameter
+//! list in an OpenBench, weather-factory or Occam file), and writes the tuned values
+//! back.
 //!
 //! A [`server::Server`] owns θ; rayon workers each own two engines (θ+ and θ−, each
-//! with its own hash table), take a work item, play the colour-swapped pair without any
-//! lock held, and hand back the result. See `schedule` for the gains and the integer
-//! perturbations, `server` for the journal and resume, `report` for the final table.
+//! with its own hash table, or two long-lived engine processes set by `setoption`),
+//! take a work item, play the colour-swapped pair without any lock held, and hand back
+//! the result. See `schedule` for the gains and the integer perturbations, `server`
+//! for the journal and resume, `target` for what differs between Occam in-process and
+//! an external engine, `report` for the final table.
 
 mod report;
 pub mod schedule;
 pub mod server;
+pub mod target;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -16,24 +21,29 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use std::collections::BTreeMap;
+
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use occam::Params;
-use occam::params::{FROZEN, PARAM_SPECS};
+use occam::params::FROZEN;
 use occam::position::Game;
 use shakmaty::Color;
 
+use crate::external::ParamList;
 use crate::game_args::{BookOrder, GameArgs};
 use crate::games::{
-    Adjudication, EnginePlayer, GameRecord, Outcome, TimeControl, pair_score, play_pair,
+    Adjudication, GameRecord, Outcome, PlayerFault, TimeControl, pair_score, play_pair,
 };
 use crate::matches::sprt::{Model, Sprt};
 use crate::matches::verify::VerifyPlan;
-use crate::params_file::{Field, MeasuredBy, ParamFile, Selector, load_all, overlay};
+use crate::params_file::{Field, MeasuredBy, load_all, overlay};
 use crate::pgn;
 use crate::pgn::PgnWriter;
+use crate::uci_engine::EngineSpec;
 use schedule::Hyper;
-use server::{LeftOut, RunConfig, RunFiles, Server, TunedParam, WorkItem};
+use server::{LeftOut, RunConfig, RunFiles, Server, WorkItem};
+use target::{Candidate, External, InProcess, Slot, Target};
 
 /// Planned pairs of the default run: about a quarter of an hour on two cores at the
 /// default 8000 nodes per move.
@@ -49,9 +59,20 @@ pub enum Output {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Parameter files to tune; the tuned values are written back into them.
-    #[arg(required = true, value_name = "FILE")]
+    /// Parameter files to tune; the tuned values are written back into them. Occam's
+    /// params/*.json in-process; with --engine, the engine's parameter list: OpenBench
+    /// SPSA text (`name, int|float, value, min, max, c_end, r_end`), a weather-factory
+    /// config JSON or a file in Occam's schema.
+    #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// More parameter files (the same as giving them as FILE).
+    #[arg(long = "params-file", value_name = "FILE")]
+    pub params_file: Vec<PathBuf>,
+    /// Tune an external UCI engine instead of Occam in-process: cmd=PATH [args="ARGS"]
+    /// [dir=DIR] [option.NAME=VALUE]... [timeout=SECONDS]. θ+ and θ− are set with
+    /// `setoption` on two long-lived processes per worker.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub engine: Vec<String>,
     /// Tune only these parameters (comma-separated; `prefix_*` takes every name with
     /// that prefix). The others keep their file values.
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
@@ -115,21 +136,13 @@ pub struct Args {
     pub games: GameArgs,
 }
 
-/// A tuned parameter's place in the files and in the engine's table.
-struct Slot {
-    file: usize,
-    entry: usize,
-    engine_index: usize,
-}
-
-/// Everything a tune needs, decided before the first game: the parameter files and the
-/// tuned slots in them, the engine values around them, the games and the workers.
+/// Everything a tune needs, decided before the first game: what is tuned (Occam's
+/// files in-process or an engine's list) and the tuned slots in it, the games and the
+/// workers.
 struct TunePlan {
-    files: Vec<ParamFile>,
+    target: Target,
     /// The tuned parameters, in the run's (journal's) order.
     slots: Vec<Slot>,
-    /// Every parameter at its file value; each pair overrides only the slots.
-    base: Params,
     run_files: RunFiles,
     openings: Vec<Game>,
     tc: TimeControl,
@@ -162,7 +175,18 @@ pub fn run(args: Args) -> Result<()> {
 /// Checks the arguments, loads the files and opens the run: a fresh journal, or the
 /// journal of the run being resumed.
 fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
-    if FROZEN {
+    if let Some(word) = args.engine.iter().find(|w| !w.contains('=')) {
+        bail!(
+            "--engine: '{word}' is not KEY=VALUE; give the parameter list before --engine or as --params-file {word}"
+        );
+    }
+    args.files.append(&mut args.params_file);
+    if args.files.is_empty() {
+        bail!(
+            "no parameter file given: e.g. `tuner spsa params/search.json`, or `tuner spsa --engine cmd=./myengine --params-file myengine.spsa`"
+        );
+    }
+    if FROZEN && args.engine.is_empty() {
         bail!("this tuner was built with the engine's `frozen` feature: parameters cannot change");
     }
     if !(args.average_fraction > 0.0 && args.average_fraction <= 1.0) {
@@ -180,14 +204,24 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     } else {
         None
     };
-    let files = load_all(&args.files)?;
     let tc = args.games.time_control()?;
-    let (slots, left_out) = measurable(
-        &files,
-        select(&files, &args.params)?,
-        &tc,
-        args.include_clock_params,
-    )?;
+    let target = if args.engine.is_empty() {
+        let files = load_all(&args.files)?;
+        // Every parameter starts from its file value; the tuned ones move from there.
+        let mut base = Params::default();
+        overlay(&mut base, &files, Field::Value)?;
+        Target::InProcess(InProcess { files, base })
+    } else {
+        let spec = EngineSpec::parse(&args.engine)?;
+        let lists = args
+            .files
+            .iter()
+            .map(|p| ParamList::load(p))
+            .collect::<Result<Vec<_>>>()?;
+        Target::External(External::connect(spec, lists, args.games.hash_mb())?)
+    };
+    let (chosen, left_out) =
+        measurable(target.select(&args.params)?, &tc, args.include_clock_params)?;
     // A book is sampled at random by --seed unless --book-order says otherwise, and used
     // whole: the run cycles through all of it, not through its first positions.
     args.games.book_order.get_or_insert(BookOrder::Random);
@@ -198,10 +232,6 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     };
     let adjudication = args.games.adjudication();
 
-    // Every parameter starts from its file value; the tuned ones move from there.
-    let mut base = Params::default();
-    overlay(&mut base, &files, Field::Value)?;
-
     let journal = args
         .journal
         .clone()
@@ -210,10 +240,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     let config = RunConfig {
         version: 1,
         files: args.files.clone(),
-        params: slots
-            .iter()
-            .map(|s| TunedParam::from(&files[s.file].entries[s.entry]))
-            .collect(),
+        params: chosen.into_iter().map(|c| c.param).collect(),
         hyper: Hyper::new(args.pairs, args.big_a, args.alpha, args.gamma),
         seed: args.games.seed,
         average_fraction: args.average_fraction,
@@ -223,11 +250,12 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
             .map_or(args.pairs.min(2000) as usize, Vec::len),
         nonce: 0,
         left_out,
+        engine: target.engine(),
     };
 
     let server = open_run(&args, config, &run_files)?;
     // The run's own tuned set (on resume it comes from the journal).
-    let slots = reselect(&files, &server.config)?;
+    let slots = target.reselect(&server.config.params)?;
     let openings = match book {
         Some(book) => book,
         None => args.games.openings(server.config.openings)?,
@@ -240,8 +268,12 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     let hash_mb = args.games.hash_mb();
 
     eprintln!(
-        "spsa: {} parameters from {}, {} pairs, {threads} threads, {}; journal {}",
+        "spsa: {} parameters of {} from {}, {} pairs, {threads} threads, {}; journal {}",
         server.config.params.len(),
+        match &target {
+            Target::InProcess(_) => "Occam (in-process)".to_string(),
+            Target::External(t) => format!("engine '{}' ({})", t.spec.name, t.spec.cmd),
+        },
         server
             .config
             .files
@@ -263,9 +295,8 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
         games: args.games.clone(),
     });
     let plan = TunePlan {
-        files,
+        target,
         slots,
-        base,
         run_files,
         openings,
         tc,
@@ -287,6 +318,14 @@ fn open_run(args: &Args, config: RunConfig, run_files: &RunFiles) -> Result<Serv
     Ok(if args.resume {
         let server = Server::resume(run_files.clone())?;
         let was = &server.config;
+        if was.engine != config.engine {
+            bail!(
+                "--resume must tune the run's own engine: {}",
+                was.engine
+                    .as_deref()
+                    .unwrap_or("Occam in-process (no --engine)")
+            );
+        }
         if was.files != config.files || was.games != config.games {
             bail!(
                 "--resume must use the run's own files and game options: {} with {}",
@@ -336,8 +375,8 @@ fn open_run(args: &Args, config: RunConfig, run_files: &RunFiles) -> Result<Serv
 /// written to the parameter files.
 fn play(plan: &TunePlan, server: Server) -> Result<Server> {
     let TunePlan {
+        target,
         slots,
-        base,
         openings,
         tc,
         adjudication,
@@ -347,6 +386,12 @@ fn play(plan: &TunePlan, server: Server) -> Result<Server> {
     } = plan;
     let (tc, threads, hash_mb) = (*tc, *threads, *hash_mb);
     let pgn_out = &plan.pgn;
+    // Every worker's θ+ and θ− first, on this thread: an engine that does not start
+    // fails the run here, before any game.
+    let mut workers = Vec::with_capacity(threads);
+    for _ in 0..threads {
+        workers.push(target.contenders(hash_mb)?);
+    }
     let progress = Progress::new(&server);
     let shared = Mutex::new((server, progress));
     let abort = AtomicBool::new(false);
@@ -355,20 +400,20 @@ fn play(plan: &TunePlan, server: Server) -> Result<Server> {
         .num_threads(threads)
         .build()
         .context("cannot start worker threads")?;
+    let (shared_ref, abort_ref, first_error_ref) = (&shared, &abort, &first_error);
     pool.scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|_| {
-                let mut plus = EnginePlayer::new("theta+", base.clone(), hash_mb);
-                let mut minus = EnginePlayer::new("theta-", base.clone(), hash_mb);
+        for (mut plus, mut minus) in workers {
+            let (shared, abort, first_error) = (shared_ref, abort_ref, first_error_ref);
+            scope.spawn(move |_| {
                 while !abort.load(Ordering::Relaxed) {
                     let Some(item) = shared.lock().unwrap().0.next_work() else {
                         break;
                     };
-                    plus.set_params(with_values(base, slots, &item.plus()));
-                    minus.set_params(with_values(base, slots, &item.minus()));
+                    plus.set_values(slots, &item.plus());
+                    minus.set_values(slots, &item.minus());
                     let games = play_pair(
-                        &mut plus,
-                        &mut minus,
+                        plus.player(),
+                        minus.player(),
                         &openings[item.opening % openings.len()],
                         tc,
                         adjudication,
@@ -388,6 +433,7 @@ fn play(plan: &TunePlan, server: Server) -> Result<Server> {
                         let mut guard = shared.lock().unwrap();
                         let (server, progress) = &mut *guard;
                         server.apply(&item, penta, wdl)?;
+                        progress.faults(item.k, &games);
                         progress.update(server);
                         Ok(())
                     })();
@@ -417,9 +463,8 @@ fn play(plan: &TunePlan, server: Server) -> Result<Server> {
 /// verification, as planned.
 fn finish(plan: TunePlan, server: Server) -> Result<()> {
     let TunePlan {
-        mut files,
+        mut target,
         slots,
-        base,
         run_files,
         output,
         write,
@@ -443,32 +488,32 @@ fn finish(plan: TunePlan, server: Server) -> Result<()> {
     if !write {
         eprintln!("--no-write: parameter files left as they were");
     } else {
-        write_back(&mut files, &slots, &written)?;
+        target.write_back(&slots, &written)?;
         eprintln!(
             "wrote the {} values to {}",
             match output {
                 Output::Average => "averaged",
                 Output::Last => "last",
             },
-            files
+            target
+                .paths()
                 .iter()
-                .map(|f| f.path.display().to_string())
+                .map(|p| p.display().to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
         );
     }
     if let Some(verify) = verify {
-        let mut start = base.clone();
-        for (s, p) in slots.iter().zip(&server.config.params) {
-            start
-                .set(s.engine_index, p.start.round() as i32)
-                .expect("start values come from the files");
-        }
+        let start: Vec<i32> = server
+            .config
+            .params
+            .iter()
+            .map(|p| p.start.round() as i32)
+            .collect();
         let cfg = &server.config;
         let plan = VerifyPlan {
             files: cfg.files.clone(),
-            tuned: with_values(&base, &slots, &written),
-            start,
+            contestants: target.contestants(&slots, &written, &start),
             sprt: verify.sprt,
             pairs: verify.pairs,
             concurrency: threads,
@@ -502,54 +547,6 @@ fn finish(plan: TunePlan, server: Server) -> Result<()> {
     Ok(())
 }
 
-/// The tuned entries: all of them, or those named by `--params`.
-fn select(files: &[ParamFile], wanted: &[String]) -> Result<Vec<Slot>> {
-    let mut all: Vec<(usize, usize, usize)> = Vec::new(); // (file, entry, engine index)
-    for (fi, f) in files.iter().enumerate() {
-        let indices = f.bind::<Params>()?;
-        all.extend(indices.into_iter().enumerate().map(|(ei, i)| (fi, ei, i)));
-    }
-    let names: Vec<&str> = all
-        .iter()
-        .map(|&(f, e, _)| files[f].entries[e].name.as_str())
-        .collect();
-    let chosen = Selector::parse(wanted).pick(&names)?;
-    let mut slots = Vec::new();
-    for (file, entry, engine_index) in chosen.into_iter().map(|k| all[k]) {
-        let e = &files[file].entries[entry];
-        let spec = &PARAM_SPECS[engine_index];
-        if e.min >= e.max {
-            bail!(
-                "{}: parameter '{}' has min {} and max {}: nothing to tune (leave it out with --params)",
-                files[file].path.display(),
-                e.name,
-                e.min,
-                e.max
-            );
-        }
-        if e.min < spec.min || e.max > spec.max {
-            bail!(
-                "{}: parameter '{}' allows [{}, {}] but this engine was built with [{}, {}]; rebuild after editing params/",
-                files[file].path.display(),
-                e.name,
-                e.min,
-                e.max,
-                spec.min,
-                spec.max
-            );
-        }
-        slots.push(Slot {
-            file,
-            entry,
-            engine_index,
-        });
-    }
-    if slots.is_empty() {
-        bail!("no parameters to tune");
-    }
-    Ok(slots)
-}
-
 /// Tune only what the games can measure. Time management (`"measured_by": "clock"`)
 /// runs only on a clock: at fixed nodes or depth it never runs, and at a fixed movetime
 /// the whole time is spent (the soft-limit extensions are capped by it), so a tm_*
@@ -558,33 +555,31 @@ fn select(files: &[ParamFile], wanted: &[String]) -> Result<Vec<Slot>> {
 /// `include_clock` forces them in (with a warning). Returns the slots to tune and the
 /// ones left out, with the reason.
 fn measurable(
-    files: &[ParamFile],
-    slots: Vec<Slot>,
+    candidates: Vec<Candidate>,
     tc: &TimeControl,
     include_clock: bool,
-) -> Result<(Vec<Slot>, Vec<LeftOut>)> {
+) -> Result<(Vec<Candidate>, Vec<LeftOut>)> {
     let games = match tc {
-        TimeControl::Clock { .. } => return Ok((slots, Vec::new())),
+        TimeControl::Clock { .. } => return Ok((candidates, Vec::new())),
         TimeControl::Nodes(_) => "fixed-node",
         TimeControl::Depth(_) => "fixed-depth",
         TimeControl::MoveTime(_) => "fixed-movetime",
     };
-    let name = |s: &Slot| files[s.file].entries[s.entry].name.clone();
-    let (clock, rest): (Vec<Slot>, Vec<Slot>) = slots
+    let (clock, rest): (Vec<Candidate>, Vec<Candidate>) = candidates
         .into_iter()
-        .partition(|s| files[s.file].entries[s.entry].measured_by == MeasuredBy::Clock);
+        .partition(|c| c.measured_by == MeasuredBy::Clock);
     if clock.is_empty() {
         return Ok((rest, Vec::new()));
     }
-    let names: Vec<String> = clock.iter().map(name).collect();
+    let names: Vec<String> = clock.iter().map(|c| c.name.clone()).collect();
     if include_clock {
         eprintln!(
             "warning: --include-clock-params: tuning {} clock-only parameters ({}) in {games} games, which never run time management: they can only random-walk",
             names.len(),
             names.join(", ")
         );
-        let mut all: Vec<Slot> = rest.into_iter().chain(clock).collect();
-        all.sort_by_key(|s| (s.file, s.entry));
+        let mut all: Vec<Candidate> = rest.into_iter().chain(clock).collect();
+        all.sort_by_key(|c| (c.slot.file, c.slot.entry));
         return Ok((all, Vec::new()));
     }
     if rest.is_empty() {
@@ -607,27 +602,6 @@ fn measurable(
         })
         .collect();
     Ok((rest, left_out))
-}
-
-/// The slots of the parameters a (possibly resumed) run tunes, in its order.
-fn reselect(files: &[ParamFile], config: &RunConfig) -> Result<Vec<Slot>> {
-    let names: Vec<String> = config.params.iter().map(|p| p.name.clone()).collect();
-    let mut slots = select(files, &names)?;
-    slots.sort_by_key(|s| {
-        let name = &files[s.file].entries[s.entry].name;
-        names.iter().position(|n| n == name)
-    });
-    Ok(slots)
-}
-
-fn with_values(base: &Params, slots: &[Slot], values: &[i32]) -> Params {
-    let mut p = base.clone();
-    for (s, &v) in slots.iter().zip(values) {
-        // Bounds were checked against the engine's table when the run started.
-        p.set(s.engine_index, v)
-            .expect("value within the engine's bounds");
-    }
-    p
 }
 
 /// Wins, draws, losses of θ+ over the pair (θ+ is White in the first game).
@@ -658,26 +632,6 @@ fn pgn_tags(server: &Server, item: &WorkItem) -> Vec<(String, String)> {
     tags
 }
 
-/// Writes the tuned values into their files (each replaced atomically; only `value`
-/// changes).
-fn write_back(files: &mut [ParamFile], slots: &[Slot], written: &[i32]) -> Result<()> {
-    // Render every file first, so that an error leaves all of them untouched.
-    let mut new_values: Vec<Vec<i32>> = files
-        .iter()
-        .map(|f| f.entries.iter().map(|e| e.value).collect())
-        .collect();
-    for (s, &v) in slots.iter().zip(written) {
-        new_values[s.file][s.entry] = v;
-    }
-    for (f, values) in files.iter().zip(&new_values) {
-        f.render_with_values(values)?;
-    }
-    for (f, values) in files.iter_mut().zip(&new_values) {
-        f.write_values(values)?;
-    }
-    Ok(())
-}
-
 /// The live progress line.
 struct Progress {
     bar: ProgressBar,
@@ -685,6 +639,8 @@ struct Progress {
     pairs_at_start: u64,
     last_log: Instant,
     interactive: bool,
+    /// Faults per player (θ+, θ−) of this session: crash/hang, illegal move, time loss.
+    faults: BTreeMap<String, [u64; 3]>,
 }
 
 impl Progress {
@@ -709,6 +665,25 @@ impl Progress {
             pairs_at_start: server.pairs_done(),
             last_log: Instant::now(),
             interactive,
+            faults: BTreeMap::new(),
+        }
+    }
+
+    /// Reports the faults of a pair's games (each already scored as the faulting
+    /// side's loss; an external engine is restarted for its next game) and counts them.
+    fn faults(&mut self, k: u64, games: &[GameRecord; 2]) {
+        for (i, g) in games.iter().enumerate() {
+            if let Some((color, fault)) = &g.fault {
+                let name = if color.is_white() { &g.white } else { &g.black };
+                let kind = match fault {
+                    PlayerFault::Crash(_) => 0,
+                    PlayerFault::IllegalMove(_) => 1,
+                    PlayerFault::Timeout => 2,
+                };
+                self.faults.entry(name.clone()).or_default()[kind] += 1;
+                let line = format!("spsa: pair {k} game {}: {name} {}", i + 1, g.reason);
+                self.bar.suspend(|| eprintln!("{line}"));
+            }
         }
     }
 
@@ -762,6 +737,12 @@ impl Progress {
             "spsa: {games} games in {secs:.1} s ({:.2} games/s)",
             games as f64 / secs.max(1e-3)
         );
+        for (name, [crash, illegal, time]) in &self.faults {
+            eprintln!(
+                "spsa: faults of {name}: {} (crash/hang {crash}, illegal move {illegal}, time forfeit {time}), each scored as its loss",
+                crash + illegal + time
+            );
+        }
     }
 }
 
@@ -769,18 +750,18 @@ impl Progress {
 mod tests {
     use super::*;
 
-    fn search_file() -> Vec<ParamFile> {
+    fn search_file() -> Target {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../params/search.json");
-        vec![ParamFile::load(&path).unwrap()]
+        let files = load_all(&[path]).unwrap();
+        let mut base = Params::default();
+        overlay(&mut base, &files, Field::Value).unwrap();
+        Target::InProcess(InProcess { files, base })
     }
 
-    fn tuned(files: &[ParamFile], tc: TimeControl, force: bool) -> (Vec<String>, Vec<String>) {
-        let (slots, left_out) = measurable(files, select(files, &[]).unwrap(), &tc, force).unwrap();
+    fn tuned(target: &Target, tc: TimeControl, force: bool) -> (Vec<String>, Vec<String>) {
+        let (chosen, left_out) = measurable(target.select(&[]).unwrap(), &tc, force).unwrap();
         (
-            slots
-                .iter()
-                .map(|s| files[s.file].entries[s.entry].name.clone())
-                .collect(),
+            chosen.into_iter().map(|c| c.name).collect(),
             left_out.into_iter().map(|l| l.name).collect(),
         )
     }
@@ -788,7 +769,7 @@ mod tests {
     #[test]
     fn only_games_on_a_clock_tune_time_management() {
         let files = search_file();
-        let all = files[0].entries.len();
+        let all = files.candidates().unwrap().len();
         let clock = TimeControl::Clock {
             base_ms: 8000,
             inc_ms: 80,

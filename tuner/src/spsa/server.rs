@@ -75,6 +75,10 @@ pub struct RunConfig {
     /// measure them (clock-only parameters in fixed-node games), with the reason.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<LeftOut>,
+    /// The external UCI engine the run tunes (command, arguments, options); absent for
+    /// Occam in-process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
 }
 
 /// A parameter a run leaves out, and why.
@@ -763,6 +767,7 @@ mod tests {
             openings: 10,
             nonce: 0,
             left_out: Vec::new(),
+            engine: None,
         }
     }
 

@@ -1,0 +1,639 @@
+//! Parameter lists of external engines: what `tuner spsa --engine` tunes and `tuner
+//! import` fills in.
+//!
+//! Three formats are read, each written back in its own format, changing only the
+//! text of the values (everything else in the file stays byte for byte) and replacing
+//! the file atomically:
+//! - OpenBench SPSA input: `name, int|float, value, min, max, c_end, r_end`, one per line;
+//! - a weather-factory config: `{"name": {"value", "min_value", "max_value", "step"}}`
+//!   (`step` is the perturbation, so it becomes `c_end`; `r_end` is OpenBench's default
+//!   0.002);
+//! - Occam's own `params/*.json` schema (read and written by `occam_params`).
+//!
+//! [`Binding`] decides how a parameter reaches the engine, from the engine's own `uci`
+//! option list: integers as `spin` values, `float` parameters rounded when the option is
+//! a `spin` and sent as decimals on a fixed grid when it is a `string`.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use occam_params::{MeasuredBy, ParamFile};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::params_file::write_atomically;
+use crate::uci_engine::UciOption;
+
+/// OpenBench's default learning rate at the end of a tune, used where a format has none.
+pub const DEFAULT_R_END: f64 = 0.002;
+
+/// The file formats of a parameter list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    OpenBench,
+    WeatherFactory,
+    Occam,
+}
+
+impl Format {
+    pub fn label(self) -> &'static str {
+        match self {
+            Format::OpenBench => "OpenBench SPSA text",
+            Format::WeatherFactory => "weather-factory config",
+            Format::Occam => "Occam parameter file",
+        }
+    }
+}
+
+/// One parameter of a list, in the file's own units.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExternalParam {
+    pub name: String,
+    pub value: f64,
+    pub min: f64,
+    pub max: f64,
+    pub c_end: f64,
+    pub r_end: f64,
+    /// Declared `float` (OpenBench); everything else is an integer.
+    pub float: bool,
+    /// Which games can measure it (Occam files only; any game otherwise).
+    pub measured_by: MeasuredBy,
+}
+
+/// A parameter list as read from its file.
+#[derive(Clone, Debug)]
+pub struct ParamList {
+    pub path: PathBuf,
+    pub format: Format,
+    pub params: Vec<ExternalParam>,
+    text: String,
+    /// The text of each parameter's value (OpenBench and weather-factory files).
+    spans: Vec<Range<usize>>,
+    /// The file itself when it is an Occam parameter file (it writes itself back).
+    occam: Option<ParamFile>,
+}
+
+impl ParamList {
+    /// Reads and checks a list, recognising its format by its content: a JSON object
+    /// with a `params` array is an Occam file, any other JSON object a weather-factory
+    /// config, anything else OpenBench text.
+    pub fn load(path: &Path) -> Result<ParamList> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read parameter list {}", path.display()))?;
+        ParamList::parse(path, text)
+    }
+
+    pub fn parse(path: &Path, text: String) -> Result<ParamList> {
+        let json: Option<serde_json::Value> = serde_json::from_str(&text).ok();
+        let list = match json {
+            Some(serde_json::Value::Object(map)) if map.contains_key("params") => {
+                let file = ParamFile::parse(path, text.clone())?;
+                let params = file
+                    .entries
+                    .iter()
+                    .map(|e| ExternalParam {
+                        name: e.name.clone(),
+                        value: f64::from(e.value),
+                        min: f64::from(e.min),
+                        max: f64::from(e.max),
+                        c_end: e.c_end,
+                        r_end: e.r_end,
+                        float: false,
+                        measured_by: e.measured_by,
+                    })
+                    .collect();
+                ParamList {
+                    path: path.to_path_buf(),
+                    format: Format::Occam,
+                    params,
+                    text,
+                    spans: Vec::new(),
+                    occam: Some(file),
+                }
+            }
+            Some(serde_json::Value::Object(_)) => weather_factory(path, text)?,
+            Some(_) => bail!(
+                "{}: a JSON parameter list is an object: {{\"name\": {{\"value\", \"min_value\", \"max_value\", \"step\"}}}} (weather-factory) or an Occam file with \"params\"",
+                path.display()
+            ),
+            None if path.extension().is_some_and(|e| e == "json") => {
+                let err = serde_json::from_str::<serde_json::Value>(&text).unwrap_err();
+                bail!("{}: not valid JSON: {err}", path.display())
+            }
+            None => openbench(path, text)?,
+        };
+        list.check()?;
+        Ok(list)
+    }
+
+    /// Bounds, step sizes and unique names.
+    fn check(&self) -> Result<()> {
+        let shown = self.path.display();
+        if self.params.is_empty() {
+            bail!("{shown}: no parameters in this {}", self.format.label());
+        }
+        let mut seen = std::collections::HashSet::new();
+        for p in &self.params {
+            if !seen.insert(p.name.to_ascii_lowercase()) {
+                bail!("{shown}: parameter '{}' is listed twice", p.name);
+            }
+            if !(p.min <= p.value && p.value <= p.max) {
+                bail!(
+                    "{shown}: parameter '{}': value {} lies outside [{}, {}]",
+                    p.name,
+                    p.value,
+                    p.min,
+                    p.max
+                );
+            }
+            if !(p.c_end > 0.0 && p.c_end.is_finite() && p.r_end > 0.0 && p.r_end.is_finite()) {
+                bail!(
+                    "{shown}: parameter '{}': c_end (step) and r_end must be positive, got {} and {}",
+                    p.name,
+                    p.c_end,
+                    p.r_end
+                );
+            }
+        }
+        Ok(())
+    }
+
+    #[cfg(test)]
+    pub fn names(&self) -> Vec<&str> {
+        self.params.iter().map(|p| p.name.as_str()).collect()
+    }
+
+    /// The file's text with new values (same order as `params`), each written as its
+    /// format writes numbers; everything else is kept byte for byte.
+    pub fn render(&self, values: &[f64]) -> Result<String> {
+        if values.len() != self.params.len() {
+            bail!(
+                "{}: {} values given for {} parameters",
+                self.path.display(),
+                values.len(),
+                self.params.len()
+            );
+        }
+        for (p, &v) in self.params.iter().zip(values) {
+            if !(p.min <= v && v <= p.max) {
+                bail!(
+                    "parameter '{}': value {v} lies outside [{}, {}]",
+                    p.name,
+                    p.min,
+                    p.max
+                );
+            }
+        }
+        if let Some(file) = &self.occam {
+            let ints: Vec<i32> = values.iter().map(|v| v.round() as i32).collect();
+            return Ok(file.render_with_values(&ints)?);
+        }
+        let mut out = String::with_capacity(self.text.len() + 16);
+        let mut last = 0;
+        for ((span, &v), p) in self.spans.iter().zip(values).zip(&self.params) {
+            out.push_str(&self.text[last..span.start]);
+            out.push_str(&number_text(v, p.float));
+            last = span.end;
+        }
+        out.push_str(&self.text[last..]);
+        Ok(out)
+    }
+
+    /// Writes new values back atomically and rereads the file.
+    pub fn write_values(&mut self, values: &[f64]) -> Result<()> {
+        let text = self.render(values)?;
+        write_atomically(&self.path, &text)?;
+        *self = ParamList::parse(&self.path, text)?;
+        Ok(())
+    }
+}
+
+/// A number as a parameter file holds it: integers plainly; floats with up to six
+/// decimals (trailing zeros dropped) and always a decimal point.
+pub fn number_text(v: f64, float: bool) -> String {
+    if !float {
+        return format!("{}", v.round() as i64);
+    }
+    let mut s = format!("{v:.6}");
+    while s.ends_with('0') && !s.ends_with(".0") {
+        s.pop();
+    }
+    s
+}
+
+/// OpenBench SPSA input: seven comma-separated fields per line. Blank lines and `#`
+/// comments are allowed here (OpenBench itself refuses them).
+fn openbench(path: &Path, text: String) -> Result<ParamList> {
+    let shown = path.display();
+    let mut params = Vec::new();
+    let mut spans = Vec::new();
+    let mut offset = 0;
+    for (number, raw) in text.split_inclusive('\n').enumerate() {
+        let line_start = offset;
+        offset += raw.len();
+        let line = raw.trim_end_matches(['\n', '\r']);
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        let at = || format!("{shown} line {}", number + 1);
+        let fields: Vec<&str> = line.split(',').collect();
+        if fields.len() != 7 {
+            bail!(
+                "{}: expected 7 comma-separated fields `name, int|float, value, min, max, c_end, r_end`, got {}: '{line}'",
+                at(),
+                fields.len()
+            );
+        }
+        let kind = fields[1].trim();
+        let float = match kind {
+            "int" => false,
+            "float" => true,
+            other => bail!("{}: type '{other}' is neither int nor float", at()),
+        };
+        let num = |i: usize, what: &str| -> Result<f64> {
+            let t = fields[i].trim();
+            t.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| anyhow!("{}: {what} '{t}' is not a number", at()))
+        };
+        let name = fields[0].trim().to_string();
+        if name.is_empty() {
+            bail!("{}: no parameter name", at());
+        }
+        // The value's text: field 2 without its surrounding blanks.
+        let before: usize = fields[..2].iter().map(|f| f.len() + 1).sum();
+        let lead = fields[2].len() - fields[2].trim_start().len();
+        let start = line_start + before + lead;
+        spans.push(start..start + fields[2].trim().len());
+        params.push(ExternalParam {
+            name,
+            value: num(2, "value")?,
+            min: num(3, "min")?,
+            max: num(4, "max")?,
+            c_end: num(5, "c_end")?,
+            r_end: num(6, "r_end")?,
+            float,
+            measured_by: MeasuredBy::Any,
+        });
+    }
+    Ok(ParamList {
+        path: path.to_path_buf(),
+        format: Format::OpenBench,
+        params,
+        text,
+        spans,
+        occam: None,
+    })
+}
+
+#[derive(Deserialize)]
+struct WfEntry {
+    value: f64,
+    min_value: f64,
+    max_value: f64,
+    step: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct WfSpan<'a> {
+    #[serde(borrow)]
+    value: &'a RawValue,
+}
+
+/// A weather-factory config (its parameters are integers: it sends them rounded).
+fn weather_factory(path: &Path, text: String) -> Result<ParamList> {
+    let shown = path.display();
+    let entries: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text)?;
+    let spans_by_name: Vec<(String, WfSpan<'_>)> =
+        serde_json::from_str::<indexed::Ordered<'_>>(&text)
+            .map_err(|e| anyhow!("{shown}: {e}"))?
+            .0;
+    let mut params = Vec::new();
+    let mut spans = Vec::new();
+    let base = text.as_ptr() as usize;
+    for ((name, value), (span_name, span)) in entries.into_iter().zip(&spans_by_name) {
+        debug_assert_eq!(&name, span_name);
+        let e: WfEntry = serde_json::from_value(value).map_err(|e| {
+            anyhow!(
+                "{shown}: parameter '{name}': {e} (a weather-factory entry is {{\"value\", \"min_value\", \"max_value\", \"step\"}})"
+            )
+        })?;
+        let step = e.step.ok_or_else(|| {
+            anyhow!("{shown}: parameter '{name}' has no \"step\" (its perturbation size)")
+        })?;
+        let start = span.value.get().as_ptr() as usize - base;
+        spans.push(start..start + span.value.get().len());
+        params.push(ExternalParam {
+            name,
+            value: e.value,
+            min: e.min_value,
+            max: e.max_value,
+            c_end: step,
+            r_end: DEFAULT_R_END,
+            float: false,
+            measured_by: MeasuredBy::Any,
+        });
+    }
+    Ok(ParamList {
+        path: path.to_path_buf(),
+        format: Format::WeatherFactory,
+        params,
+        text,
+        spans,
+        occam: None,
+    })
+}
+
+/// The entries of a JSON object in file order, with their values borrowed from the text.
+mod indexed {
+    use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+
+    use super::WfSpan;
+
+    pub struct Ordered<'a>(pub Vec<(String, WfSpan<'a>)>);
+
+    impl<'de> Deserialize<'de> for Ordered<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Ordered<'de>;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("an object of parameters")
+                }
+                fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
+                    let mut out = Vec::new();
+                    while let Some((k, v)) = m.next_entry::<String, WfSpan<'de>>()? {
+                        out.push((k, v));
+                    }
+                    Ok(Ordered(out))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+}
+
+/// How one parameter reaches the engine: the option's name as the engine spells it,
+/// and the grid the tuner moves it on (1 for integers; a power of ten for a float sent
+/// to a `string` option).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Binding {
+    pub option: String,
+    pub step: f64,
+    /// Sent as a decimal number (a float to a `string` option).
+    pub decimal: bool,
+}
+
+impl Binding {
+    /// The text sent for `units` grid steps.
+    pub fn text(&self, units: i32) -> String {
+        number_text(f64::from(units) * self.step, self.decimal)
+    }
+
+    /// A file value in grid units.
+    pub fn units(&self, value: f64) -> f64 {
+        let u = value / self.step;
+        // 2.0 / 0.0001 is 19999.999999999996: snap what is a grid point up to rounding.
+        if (u - u.round()).abs() < 1e-6 {
+            u.round()
+        } else {
+            u
+        }
+    }
+
+    /// The grid points nearest inside [min, max].
+    pub fn unit_bounds(&self, min: f64, max: f64) -> (i32, i32) {
+        (
+            self.units(min).ceil() as i32,
+            self.units(max).floor() as i32,
+        )
+    }
+
+    /// The file value of `units` grid steps, kept within [min, max].
+    pub fn value(&self, units: i32, min: f64, max: f64) -> f64 {
+        (f64::from(units) * self.step).clamp(min, max)
+    }
+}
+
+/// The grid of a float parameter: a power of ten at most a hundredth of its c_end, so a
+/// perturbation spans a hundred steps or more.
+fn float_step(c_end: f64) -> f64 {
+    let exponent = (c_end / 100.0).log10().floor() as i32;
+    // 1/10^n rather than 10^-n: the division rounds once, so 1e-4 is exactly 0.0001.
+    if exponent < 0 {
+        1.0 / 10f64.powi(-exponent)
+    } else {
+        10f64.powi(exponent)
+    }
+}
+
+/// Checks every parameter of `lists` against the engine's options and returns their
+/// bindings (per list, per parameter). Every problem is listed in one error: an unknown
+/// name (with the names the engine has), an option that is not a number, file bounds
+/// beyond the option's, or a grid too fine for 32-bit steps.
+pub fn bind(lists: &[ParamList], options: &[UciOption], engine: &str) -> Result<Vec<Vec<Binding>>> {
+    let mut problems = Vec::new();
+    let mut bindings = Vec::new();
+    for list in lists {
+        let mut row = Vec::new();
+        for p in &list.params {
+            let Some(o) = options
+                .iter()
+                .find(|o| o.name.eq_ignore_ascii_case(&p.name))
+            else {
+                problems.push(format!("'{}' is not one of its options", p.name));
+                continue;
+            };
+            let binding = match (o.kind.as_str(), p.float) {
+                ("spin", _) => {
+                    let (lo, hi) = (o.min.unwrap_or(i64::MIN), o.max.unwrap_or(i64::MAX));
+                    let (min, max) = (p.min.ceil() as i64, p.max.floor() as i64);
+                    if min < lo || max > hi {
+                        problems.push(format!(
+                            "'{}' may range over [{}, {}] in {} but the engine's spin allows [{lo}, {hi}]",
+                            p.name,
+                            p.min,
+                            p.max,
+                            list.path.display()
+                        ));
+                        continue;
+                    }
+                    Binding {
+                        option: o.name.clone(),
+                        step: 1.0,
+                        decimal: false,
+                    }
+                }
+                ("string", float) => Binding {
+                    option: o.name.clone(),
+                    step: if float { float_step(p.c_end) } else { 1.0 },
+                    decimal: float,
+                },
+                (kind, _) => {
+                    problems.push(format!(
+                        "'{}' is a {kind} option; only spin (or string, for floats) options can be tuned",
+                        p.name
+                    ));
+                    continue;
+                }
+            };
+            let reach = p.min.abs().max(p.max.abs()) / binding.step;
+            if reach >= f64::from(i32::MAX) {
+                problems.push(format!(
+                    "'{}': [{}, {}] on a grid of {} does not fit 32-bit steps",
+                    p.name, p.min, p.max, binding.step
+                ));
+                continue;
+            }
+            row.push(binding);
+        }
+        bindings.push(row);
+    }
+    if !problems.is_empty() {
+        let mut spins: Vec<&str> = options
+            .iter()
+            .filter(|o| o.kind == "spin" || o.kind == "string")
+            .map(|o| o.name.as_str())
+            .collect();
+        let more = spins.len().saturating_sub(30);
+        spins.truncate(30);
+        bail!(
+            "the parameter list does not fit {engine}: {}. Its spin/string options: {}{}",
+            problems.join("; "),
+            spins.join(", "),
+            if more > 0 {
+                format!(", … ({more} more)")
+            } else {
+                String::new()
+            }
+        );
+    }
+    Ok(bindings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("occam-ext-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn openbench_text_is_read_and_rewritten_in_place() {
+        let text = "# my engine\nFutMargin, int, 100, 0, 300, 10, 0.002\r\n\n  LmrBase ,float, 0.75 ,0.0, 2.0, 0.05, 0.002";
+        let list = ParamList::parse(Path::new("e.spsa"), text.to_string()).unwrap();
+        assert_eq!(list.format, Format::OpenBench);
+        assert_eq!(list.names(), ["FutMargin", "LmrBase"]);
+        assert!(list.params[1].float && !list.params[0].float);
+        assert_eq!(list.params[1].value, 0.75);
+        let out = list.render(&[123.0, 1.25]).unwrap();
+        assert_eq!(
+            out,
+            "# my engine\nFutMargin, int, 123, 0, 300, 10, 0.002\r\n\n  LmrBase ,float, 1.25 ,0.0, 2.0, 0.05, 0.002"
+        );
+        assert!(list.render(&[301.0, 1.0]).is_err());
+        for bad in [
+            "a, int, 1, 0, 3, 1",
+            "a, long, 1, 0, 3, 1, 0.002",
+            "a, int, x, 0, 3, 1, 0.002",
+            "a, int, 5, 0, 3, 1, 0.002",
+            "a, int, 1, 0, 3, 0, 0.002",
+            "a, int, 1, 0, 3, 1, 0.002\nA, int, 1, 0, 3, 1, 0.002",
+        ] {
+            assert!(
+                ParamList::parse(Path::new("e.spsa"), bad.to_string()).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn weather_factory_configs_are_read_and_rewritten_in_place() {
+        let text = "{\n  \"Tempo\": {\"value\": 20, \"min_value\": 0, \"max_value\": 50, \"step\": 2},\n  \"Aspiration\": {\"step\": 1.5, \"value\": 15.0, \"min_value\": 5, \"max_value\": 40}\n}\n";
+        let list = ParamList::parse(Path::new("config.json"), text.to_string()).unwrap();
+        assert_eq!(list.format, Format::WeatherFactory);
+        assert_eq!(list.names(), ["Tempo", "Aspiration"]);
+        assert_eq!(
+            (list.params[1].c_end, list.params[1].r_end),
+            (1.5, DEFAULT_R_END)
+        );
+        let out = list.render(&[22.0, 17.0]).unwrap();
+        assert_eq!(out, text.replace("20,", "22,").replace("15.0", "17"));
+        let no_step = "{\"a\": {\"value\": 1, \"min_value\": 0, \"max_value\": 3}}";
+        let err = ParamList::parse(Path::new("c.json"), no_step.into())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no \"step\""), "{err}");
+        assert!(ParamList::parse(Path::new("c.json"), "{\"a\": 1".into()).is_err());
+    }
+
+    #[test]
+    fn occam_files_are_lists_too() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../params/search.json");
+        let list = ParamList::load(&path).unwrap();
+        assert_eq!(list.format, Format::Occam);
+        let values: Vec<f64> = list.params.iter().map(|p| p.value).collect();
+        assert_eq!(
+            list.render(&values).unwrap(),
+            std::fs::read_to_string(&path).unwrap()
+        );
+    }
+
+    #[test]
+    fn names_and_ranges_are_checked_against_the_engine() {
+        let dir = scratch("bind");
+        let path = dir.join("e.spsa");
+        std::fs::write(
+            &path,
+            "Fut, int, 100, 0, 300, 10, 0.002\nLmr, float, 0.75, 0.0, 2.0, 0.05, 0.002",
+        )
+        .unwrap();
+        let list = ParamList::load(&path).unwrap();
+        let option = |line: &str| UciOption::parse(line).unwrap();
+        let ok = [
+            option("option name fut type spin default 100 min -1000 max 1000"),
+            option("option name LMR type string default 0.75"),
+            option("option name Hash type spin default 16 min 1 max 1024"),
+        ];
+        let b = bind(std::slice::from_ref(&list), &ok, "e").unwrap();
+        assert_eq!(b[0][0].option, "fut");
+        assert_eq!((b[0][0].step, b[0][1].step), (1.0, 0.0001));
+        assert_eq!(b[0][1].text(7500), "0.75");
+        let narrow = [
+            option("option name Fut type spin default 100 min 0 max 200"),
+            option("option name Hash type spin default 16 min 1 max 1024"),
+        ];
+        let err = bind(std::slice::from_ref(&list), &narrow, "e")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("[0, 200]"), "{err}");
+        assert!(err.contains("'Lmr' is not one of its options"), "{err}");
+        assert!(err.contains("Hash"), "lists what there is: {err}");
+        let check = [
+            option("option name Fut type check default false"),
+            option("option name Lmr type spin default 1 min 0 max 2"),
+        ];
+        let err = bind(std::slice::from_ref(&list), &check, "e")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("check option"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn numbers_are_written_as_their_format_writes_them() {
+        assert_eq!(number_text(150.0, false), "150");
+        assert_eq!(number_text(149.6, false), "150");
+        assert_eq!(number_text(150.0, true), "150.0");
+        assert_eq!(number_text(0.125, true), "0.125");
+        assert_eq!(number_text(-2.5, true), "-2.5");
+        assert_eq!(float_step(0.05), 0.0001);
+        assert_eq!(float_step(10.0), 0.1);
+    }
+}

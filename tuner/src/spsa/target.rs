@@ -1,0 +1,390 @@
+//! What a tune plays with: Occam's parameters in-process, or any UCI engine whose
+//! options are set by `setoption` (its parameter list in an OpenBench, weather-factory
+//! or Occam file). Everything else about a run (server, schedule, journal, workers,
+//! report) is the same for both; this module is where they differ: which parameters
+//! there are, how θ± reaches a player, and how the result is written back.
+
+use anyhow::{Result, bail};
+use occam::Params;
+use occam::params::PARAM_SPECS;
+use occam_params::{MeasuredBy, ParamFile, Selector};
+
+use super::server::TunedParam;
+use crate::external::{Binding, ParamList, bind};
+use crate::games::{EnginePlayer, Player};
+use crate::matches::verify::Contestants;
+use crate::uci_engine::{EngineSpec, UciEngine};
+
+/// A tuned parameter's place: file (or list) and entry, and for Occam in-process its
+/// index in the engine's table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    pub file: usize,
+    pub entry: usize,
+    pub engine_index: usize,
+}
+
+/// Occam in-process: the parameter files, laid over the compiled values.
+pub struct InProcess {
+    pub files: Vec<ParamFile>,
+    /// Every parameter at its file value; each pair overrides only the slots.
+    pub base: Params,
+}
+
+/// An external UCI engine and its parameter lists.
+pub struct External {
+    /// The engine as given, plus the hash size and every listed parameter at its file
+    /// value: what each process is set to after its handshake, before any θ.
+    pub spec: EngineSpec,
+    /// The engine as the user gave it (stored in the journal, checked on resume).
+    pub described: String,
+    pub lists: Vec<ParamList>,
+    /// Per list, per parameter: the option it is sent to and its grid.
+    pub bindings: Vec<Vec<Binding>>,
+}
+
+/// (One exists per run: the size of the in-process variant's table does not matter.)
+#[allow(clippy::large_enum_variant)]
+pub enum Target {
+    InProcess(InProcess),
+    External(External),
+}
+
+/// The side a worker plays with: θ is loaded before each pair.
+pub trait Contender: Send {
+    fn set_values(&mut self, slots: &[Slot], values: &[i32]);
+    fn player(&mut self) -> &mut dyn Player;
+}
+
+struct InProcessContender<'a> {
+    player: EnginePlayer,
+    base: &'a Params,
+}
+
+impl Contender for InProcessContender<'_> {
+    fn set_values(&mut self, slots: &[Slot], values: &[i32]) {
+        self.player
+            .set_params(with_values(self.base, slots, values));
+    }
+    fn player(&mut self) -> &mut dyn Player {
+        &mut self.player
+    }
+}
+
+struct ExternalContender<'a> {
+    engine: UciEngine,
+    bindings: &'a [Vec<Binding>],
+}
+
+impl Contender for ExternalContender<'_> {
+    fn set_values(&mut self, slots: &[Slot], values: &[i32]) {
+        let options: Vec<(String, String)> = slots
+            .iter()
+            .zip(values)
+            .map(|(s, &v)| {
+                let b = &self.bindings[s.file][s.entry];
+                (b.option.clone(), b.text(v))
+            })
+            .collect();
+        self.engine.set_overlay(&options);
+    }
+    fn player(&mut self) -> &mut dyn Player {
+        &mut self.engine
+    }
+}
+
+/// Occam's parameters with `values` at the slots.
+pub fn with_values(base: &Params, slots: &[Slot], values: &[i32]) -> Params {
+    let mut p = base.clone();
+    for (s, &v) in slots.iter().zip(values) {
+        // Bounds were checked against the engine's table when the run started.
+        p.set(s.engine_index, v)
+            .expect("value within the engine's bounds");
+    }
+    p
+}
+
+impl External {
+    /// Starts the engine once, reads its options and checks every listed parameter
+    /// against them; then builds the spec every worker's processes start from.
+    pub fn connect(spec: EngineSpec, lists: Vec<ParamList>, hash_mb: usize) -> Result<External> {
+        let described = describe(&spec);
+        let probe = UciEngine::start(spec.clone())?;
+        let engine = format!("engine '{}' ({})", spec.name, spec.cmd);
+        let bindings = bind(&lists, probe.options(), &engine)?;
+        let mut spec = spec;
+        // The tuner's --hash, unless the user set the engine's Hash: both sides of a
+        // cross-check with in-process Occam then use the same table size.
+        let has_hash = probe
+            .options()
+            .iter()
+            .any(|o| o.name.eq_ignore_ascii_case("Hash") && o.kind == "spin");
+        if has_hash
+            && !spec
+                .options
+                .iter()
+                .any(|(n, _)| n.eq_ignore_ascii_case("Hash"))
+        {
+            spec.options.push(("Hash".into(), hash_mb.to_string()));
+        }
+        for (list, row) in lists.iter().zip(&bindings) {
+            for (p, b) in list.params.iter().zip(row) {
+                let units = b.units(p.value).round() as i32;
+                spec.options.push((b.option.clone(), b.text(units)));
+            }
+        }
+        Ok(External {
+            spec,
+            described,
+            lists,
+            bindings,
+        })
+    }
+}
+
+/// The engine as the journal records it: command, arguments and the user's options.
+fn describe(spec: &EngineSpec) -> String {
+    let options: Vec<String> = spec
+        .options
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!(
+        "uci[{} {}]{{{}}}",
+        spec.cmd,
+        spec.args.join(" "),
+        options.join(",")
+    )
+}
+
+/// One candidate for tuning: its name, which games measure it, and its slot.
+pub struct Candidate {
+    pub name: String,
+    pub measured_by: MeasuredBy,
+    pub slot: Slot,
+    pub param: TunedParam,
+}
+
+impl Target {
+    /// Every parameter of the files, in file order, as the server would tune it (in
+    /// grid units for floats sent as decimals), with its slot. In-process, names the
+    /// engine does not know and bounds beyond the compiled ones are refused.
+    pub fn candidates(&self) -> Result<Vec<Candidate>> {
+        let mut all = Vec::new();
+        match self {
+            Target::InProcess(t) => {
+                for (fi, f) in t.files.iter().enumerate() {
+                    for (ei, index) in f.bind::<Params>()?.into_iter().enumerate() {
+                        let e = &f.entries[ei];
+                        let spec = &PARAM_SPECS[index];
+                        if e.min < spec.min || e.max > spec.max {
+                            bail!(
+                                "{}: parameter '{}' allows [{}, {}] but this engine was built with [{}, {}]; rebuild after editing params/",
+                                f.path.display(),
+                                e.name,
+                                e.min,
+                                e.max,
+                                spec.min,
+                                spec.max
+                            );
+                        }
+                        all.push(Candidate {
+                            name: e.name.clone(),
+                            measured_by: e.measured_by,
+                            slot: Slot {
+                                file: fi,
+                                entry: ei,
+                                engine_index: index,
+                            },
+                            param: TunedParam::from(e),
+                        });
+                    }
+                }
+            }
+            Target::External(t) => {
+                for (fi, (list, row)) in t.lists.iter().zip(&t.bindings).enumerate() {
+                    for (ei, (p, b)) in list.params.iter().zip(row).enumerate() {
+                        let (min, max) = b.unit_bounds(p.min, p.max);
+                        all.push(Candidate {
+                            name: p.name.clone(),
+                            measured_by: p.measured_by,
+                            slot: Slot {
+                                file: fi,
+                                entry: ei,
+                                engine_index: usize::MAX,
+                            },
+                            param: TunedParam {
+                                name: p.name.clone(),
+                                start: b.units(p.value),
+                                min,
+                                max,
+                                c_end: b.units(p.c_end),
+                                // r_end = a/c² is the same in any unit.
+                                r_end: p.r_end,
+                            },
+                        });
+                    }
+                }
+            }
+        }
+        Ok(all)
+    }
+
+    /// The candidates named by `--params` (all without it); a parameter with nothing
+    /// to tune (min == max) is refused.
+    pub fn select(&self, wanted: &[String]) -> Result<Vec<Candidate>> {
+        let all = self.candidates()?;
+        let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+        let chosen = Selector::parse(wanted).pick(&names)?;
+        let mut picked = Vec::new();
+        for (k, c) in all.into_iter().enumerate() {
+            if !chosen.contains(&k) {
+                continue;
+            }
+            if c.param.min >= c.param.max {
+                bail!(
+                    "{}: parameter '{}' has min {} and max {}: nothing to tune (leave it out with --params)",
+                    self.paths()[c.slot.file].display(),
+                    c.name,
+                    c.param.min,
+                    c.param.max
+                );
+            }
+            picked.push(c);
+        }
+        if picked.is_empty() {
+            bail!("no parameters to tune");
+        }
+        Ok(picked)
+    }
+
+    /// The slots of a (possibly resumed) run's parameters, in its order.
+    pub fn reselect(&self, params: &[TunedParam]) -> Result<Vec<Slot>> {
+        let names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
+        let chosen = self.select(&names)?;
+        names
+            .iter()
+            .map(|n| {
+                chosen
+                    .iter()
+                    .find(|c| &c.name == n)
+                    .map(|c| c.slot)
+                    .ok_or_else(|| {
+                        anyhow::anyhow!("parameter '{n}' of the run is not in the files")
+                    })
+            })
+            .collect()
+    }
+
+    pub fn paths(&self) -> Vec<std::path::PathBuf> {
+        match self {
+            Target::InProcess(t) => t.files.iter().map(|f| f.path.clone()).collect(),
+            Target::External(t) => t.lists.iter().map(|l| l.path.clone()).collect(),
+        }
+    }
+
+    /// The engine the run tunes, as its journal records it (`None`: Occam in-process).
+    pub fn engine(&self) -> Option<String> {
+        match self {
+            Target::InProcess(_) => None,
+            Target::External(t) => Some(t.described.clone()),
+        }
+    }
+
+    /// θ+ and θ− of one worker. External engines are started (and handshaken) here,
+    /// so a broken command fails before the first game.
+    pub fn contenders(
+        &self,
+        hash_mb: usize,
+    ) -> Result<(Box<dyn Contender + '_>, Box<dyn Contender + '_>)> {
+        Ok(match self {
+            Target::InProcess(t) => {
+                let side = |name: &str| -> Box<dyn Contender + '_> {
+                    Box::new(InProcessContender {
+                        player: EnginePlayer::new(name, t.base.clone(), hash_mb),
+                        base: &t.base,
+                    })
+                };
+                (side("theta+"), side("theta-"))
+            }
+            Target::External(t) => {
+                let side = |name: &str| -> Result<Box<dyn Contender + '_>> {
+                    let mut spec = t.spec.clone();
+                    spec.name = name.to_string();
+                    Ok(Box::new(ExternalContender {
+                        engine: UciEngine::start(spec)?,
+                        bindings: &t.bindings,
+                    }))
+                };
+                (side("theta+")?, side("theta-")?)
+            }
+        })
+    }
+
+    /// Writes the tuned values (in the server's units) into their files: every file is
+    /// rendered first, so an error leaves all of them untouched; each is replaced
+    /// atomically and only its values change.
+    pub fn write_back(&mut self, slots: &[Slot], written: &[i32]) -> Result<()> {
+        match self {
+            Target::InProcess(t) => {
+                let mut values: Vec<Vec<i32>> = t
+                    .files
+                    .iter()
+                    .map(|f| f.entries.iter().map(|e| e.value).collect())
+                    .collect();
+                for (s, &v) in slots.iter().zip(written) {
+                    values[s.file][s.entry] = v;
+                }
+                for (f, v) in t.files.iter().zip(&values) {
+                    f.render_with_values(v)?;
+                }
+                for (f, v) in t.files.iter_mut().zip(&values) {
+                    f.write_values(v)?;
+                }
+            }
+            Target::External(t) => {
+                let mut values: Vec<Vec<f64>> = t
+                    .lists
+                    .iter()
+                    .map(|l| l.params.iter().map(|p| p.value).collect())
+                    .collect();
+                for (s, &v) in slots.iter().zip(written) {
+                    let p = &t.lists[s.file].params[s.entry];
+                    values[s.file][s.entry] = t.bindings[s.file][s.entry].value(v, p.min, p.max);
+                }
+                for (l, v) in t.lists.iter().zip(&values) {
+                    l.render(v)?;
+                }
+                for (l, v) in t.lists.iter_mut().zip(&values) {
+                    l.write_values(v)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The two sides of `--verify`: the tuned values against those the run started from.
+    pub fn contestants(&self, slots: &[Slot], tuned: &[i32], start: &[i32]) -> Contestants {
+        match self {
+            Target::InProcess(t) => Contestants::Params {
+                tuned: with_values(&t.base, slots, tuned),
+                start: with_values(&t.base, slots, start),
+            },
+            Target::External(t) => {
+                let side = |name: &str, values: &[i32]| {
+                    let mut spec = t.spec.clone();
+                    spec.name = name.to_string();
+                    for (s, &v) in slots.iter().zip(values) {
+                        let b = &t.bindings[s.file][s.entry];
+                        spec.options.push((b.option.clone(), b.text(v)));
+                    }
+                    spec
+                };
+                Contestants::Engines {
+                    tuned: side("tuned", tuned),
+                    start: side("start", start),
+                }
+            }
+        }
+    }
+}
