@@ -220,7 +220,7 @@ pub fn noisy_moves_for_picker(pos: &Chess, tt_move: Option<Move>, moves: &mut Mo
 
 /// Whether the last move of `legal_moves()` (not in check) is a capture or promotion.
 /// That list ends with castling, before it the king's moves by ascending target.
-fn last_legal_move_is_noisy(pos: &Chess) -> bool {
+pub fn last_legal_move_is_noisy(pos: &Chess) -> bool {
     let us = pos.turn();
     if pos.castles().has_color(us)
         && CastlingSide::ALL

@@ -222,6 +222,23 @@ impl Evaluator {
         self.cache.fill(CacheEntry::default());
     }
 
+    /// Hints the CPU to load the eval-cache slot of the position with hash `key`
+    /// (the search calls it with the TT prefetch, before making the move).
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let slot = key as usize & ((1 << EVAL_CACHE_BITS) - 1);
+            let ptr = &self.cache[slot] as *const CacheEntry as *const i8;
+            // SAFETY: a prefetch is only a hint; `ptr` points into the live cache
+            // and SSE is part of the x86_64 baseline.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(ptr) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     /// Score in centipawns from the side to move's point of view.
     pub fn evaluate(&mut self, pos: &Position) -> i32 {
         let key = pos.hash();

@@ -729,7 +729,9 @@ impl Worker {
                     if see(pos, &m, &sh.see_values) < pc_beta - static_eval {
                         continue;
                     }
-                    let child = pos.play_psq(m, self.eval.psq_table());
+                    let key = pos.child_hash(m);
+                    sh.tt.prefetch(key);
+                    let child = pos.play_psq_keyed(m, self.eval.psq_table(), key);
                     self.set_current_move(ply, Some(m), pos.turn());
                     self.keys.push(pos.hash());
                     let mut v = -self.qsearch(ctx, &child, -pc_beta, -pc_beta + 1, ply + 1);
@@ -830,6 +832,12 @@ impl Worker {
                 }
             }
 
+            // Prefetch the child's TT bucket before making the move (and before a
+            // singular search), so the load overlaps the work until the child probes.
+            let child_key = pos.child_hash(m);
+            sh.tt.prefetch(child_key);
+            self.eval.prefetch(child_key);
+
             // ext_: singular extension of the TT move; multi-cut when even the
             // alternatives beat beta.
             let mut extension = 0;
@@ -859,8 +867,7 @@ impl Worker {
                 }
             }
 
-            let child = pos.play_psq(m, self.eval.psq_table());
-            sh.tt.prefetch(child.hash());
+            let child = pos.play_psq_keyed(m, self.eval.psq_table(), child_key);
             self.set_current_move(ply, Some(m), color);
             let gives_check = child.is_check();
             // ext_: check extension, guarded by the ply so the tree cannot explode.

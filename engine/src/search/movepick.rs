@@ -1,8 +1,14 @@
 //! Staged move ordering: TT move -> good captures by MVV/LVA -> killer 1 -> killer 2
-//! -> counter move -> quiets by history -> bad captures. shakmaty has no staged
-//! generator, so the stages are lazy in what costs: the TT move is tried before any
-//! generation, and no quiet is scored (nor any SEE computed for the losing
-//! captures) unless the earlier stages failed to cut.
+//! -> counter move -> quiets by history -> bad captures. The stages are lazy in what
+//! costs: the TT move is tried before any generation, the captures and promotions
+//! come from [`crate::movegen`]'s noisy generator (outside check), and the quiets
+//! are generated, and scored, only when the earlier stages failed to cut.
+//!
+//! Every move comes out in exactly the order the single full-list picker gave
+//! (`legal_moves()`, the TT move swap-removed, captures partitioned to the front),
+//! ties included, so splitting the generation changes no search.
+
+use std::mem::MaybeUninit;
 
 use shakmaty::{Color, Move, MoveList};
 
@@ -38,16 +44,27 @@ pub struct MovePicker {
     /// Continuation-history rows for scoring the quiets.
     cont: ContKeys,
     moves: MoveList,
-    scores: [i32; 256],
+    /// Ordering score of `moves[i]`. Never initialised as a whole: a slot is written
+    /// when its move is generated (captures) or scored (quiets) and only read
+    /// afterwards (see [`MovePicker::score`]).
+    scores: [MaybeUninit<i32>; MAX_MOVES],
     cursor: usize,
     noisy_end: usize,
     bad_end: usize,
+    /// The captures came from the noisy generator; the quiets are still to generate.
+    quiets_pending: bool,
     /// Set by the search (late move pruning/futility): the remaining quiets are
     /// skipped, except those that give check.
     pub skip_quiets: bool,
     /// Q-search outside check: no quiets and no losing captures at all.
     noisy_only: bool,
+    /// Generate every legal move at once, even outside check (the reference order
+    /// the staged generation must reproduce; tests only).
+    full_list: bool,
 }
+
+/// More than the legal moves of any chess position (218).
+const MAX_MOVES: usize = 256;
 
 /// Killer/counter bonuses sit far above any history score.
 const KILLER_1: i32 = 1 << 30;
@@ -69,12 +86,14 @@ impl MovePicker {
             counter,
             cont,
             moves: MoveList::new(),
-            scores: [0; 256],
+            scores: [MaybeUninit::uninit(); MAX_MOVES],
             cursor: 0,
             noisy_end: 0,
             bad_end: 0,
+            quiets_pending: false,
             skip_quiets: false,
             noisy_only: false,
+            full_list: false,
         }
     }
 
@@ -90,12 +109,36 @@ impl MovePicker {
         p
     }
 
+    /// The score of slot `i`, which must have been written since its move got there.
+    #[inline(always)]
+    fn score(&self, i: usize) -> i32 {
+        // SAFETY: `pick_best` reads only slots in `[cursor, end)`: below `noisy_end`
+        // every slot was written by `generate` with its capture, above it by
+        // `score_quiets` (the quiets are sorted only when they were scored, and
+        // `skip_quiets` never goes back to false). Swaps keep slots written.
+        unsafe { self.scores[i].assume_init() }
+    }
+
+    /// Whether the noisy generator gives the captures in the full-list order: not in
+    /// check, and no quiet TT move whose removal (`swap_remove`) would pull the last
+    /// legal move, a capture, forward among the captures.
+    fn can_stage(&self, pos: &Position) -> bool {
+        !self.full_list
+            && !pos.is_check()
+            && !self
+                .tt_move
+                .is_some_and(|tt| !is_noisy(&tt) && movegen::last_legal_move_is_noisy(pos.board()))
+    }
+
     fn generate(&mut self, pos: &Position, history: &History, values: &SeeValues) {
-        if self.noisy_only {
-            // Q-search outside check: only the noisy moves, in the order the full
-            // list below would leave them.
+        if self.noisy_only || self.can_stage(pos) {
+            // Only the noisy moves, in the order the full list below would leave
+            // them; the main search generates its quiets in a later stage.
             movegen::noisy_moves_for_picker(pos.board(), self.tt_move, &mut self.moves);
+            self.quiets_pending = !self.noisy_only;
         } else {
+            // In check: every evasion at once.
+            debug_assert!(!self.quiets_pending);
             self.moves = pos.legal_moves();
             if let Some(tt) = self.tt_move
                 && let Some(i) = self.moves.iter().position(|m| *m == tt)
@@ -114,12 +157,41 @@ impl MovePicker {
                 self.moves.swap(n, i);
                 let promo = m.promotion().map_or(0, |r| values.of(r));
                 let hist = history.capture_score(color, &m) / values.caphist_div;
-                self.scores[n] = (captured_value(&m, values) + promo + hist) * 16 - m.role() as i32;
+                let score = (captured_value(&m, values) + promo + hist) * 16 - m.role() as i32;
+                self.scores[n] = MaybeUninit::new(score);
                 n += 1;
             }
         }
         self.noisy_end = n;
         self.cursor = 0;
+    }
+
+    /// Appends the quiets after the captures (whose slots the earlier stages used),
+    /// in the order the full-list path leaves them: `legal_moves()` with the TT move
+    /// swap-removed, the noisy moves swapped to the front one by one.
+    fn generate_quiets(&mut self, pos: &Position) {
+        let mut full = pos.legal_moves();
+        if let Some(tt) = self.tt_move
+            && let Some(i) = full.iter().position(|m| *m == tt)
+        {
+            full.swap_remove(i);
+        }
+        let mut n = 0;
+        for i in 0..full.len() {
+            if is_noisy(&full[i]) {
+                full.swap(n, i);
+                n += 1;
+            }
+        }
+        debug_assert_eq!(
+            n, self.noisy_end,
+            "noisy generator and legal_moves() disagree"
+        );
+        self.moves.truncate(self.noisy_end);
+        self.moves
+            .try_extend_from_slice(&full[n..])
+            .expect("the legal moves fit in a move list");
+        self.quiets_pending = false;
     }
 
     /// Selection sort step over `[cursor, end)`.
@@ -129,9 +201,12 @@ impl MovePicker {
             return None;
         }
         let mut best = self.cursor;
+        let mut best_score = self.score(best);
         for i in self.cursor + 1..end {
-            if self.scores[i] > self.scores[best] {
+            let s = self.score(i);
+            if s > best_score {
                 best = i;
+                best_score = s;
             }
         }
         self.moves.swap(self.cursor, best);
@@ -143,7 +218,7 @@ impl MovePicker {
     fn score_quiets(&mut self, history: &History, color: Color) {
         for i in self.noisy_end..self.moves.len() {
             let m = self.moves[i];
-            self.scores[i] = if Some(m) == self.killers[0] {
+            let score = if Some(m) == self.killers[0] {
                 KILLER_1
             } else if Some(m) == self.killers[1] {
                 KILLER_2
@@ -152,6 +227,7 @@ impl MovePicker {
             } else {
                 history.quiet_score(color, &m, self.cont)
             };
+            self.scores[i] = MaybeUninit::new(score);
         }
     }
 
@@ -198,6 +274,9 @@ impl MovePicker {
                     }
                 },
                 Stage::ScoreQuiets => {
+                    if self.quiets_pending {
+                        self.generate_quiets(pos);
+                    }
                     if !self.skip_quiets {
                         self.score_quiets(history, pos.turn());
                     }
@@ -275,6 +354,46 @@ mod tests {
         dedup.sort();
         dedup.dedup();
         assert_eq!(dedup.len(), moves.len());
+    }
+
+    /// The staged picker (noisy generator, quiets later) yields exactly the moves of
+    /// the one-list picker in the same order, ties included (all histories zero), with
+    /// TT moves, killers and a counter move, and with the quiets pruned part-way.
+    #[test]
+    fn staged_generation_keeps_the_full_list_order_at_perft_nodes() {
+        let values = SeeValues::new(&Params::default());
+        let history = History::default();
+        let (mut nodes, mut compared) = (0u64, 0u64);
+        crate::perft::walk_suite(&|p, m| p.play(m), &mut |pos| {
+            nodes += 1;
+            if nodes % 3 != 0 {
+                return;
+            }
+            let legal = pos.legal_moves();
+            let quiets: Vec<Move> = legal.iter().copied().filter(|m| !is_noisy(m)).collect();
+            let noisy = legal.iter().copied().find(is_noisy);
+            let killers = [quiets.first().copied(), quiets.last().copied()];
+            let counter = quiets.get(quiets.len() / 2).copied();
+            for tt in [None, legal.first().copied(), noisy, quiets.get(1).copied()] {
+                for skip_after in [None, Some(3)] {
+                    let run = |full_list: bool| {
+                        let mut p = MovePicker::new(tt, killers, counter, ContKeys::default());
+                        p.full_list = full_list;
+                        let mut out = Vec::new();
+                        while let Some(m) = p.next(pos, &history, &values) {
+                            out.push(m);
+                            if skip_after == Some(out.len()) {
+                                p.skip_quiets = true;
+                            }
+                        }
+                        out
+                    };
+                    assert_eq!(run(false), run(true), "{} tt {tt:?}", pos.fen());
+                    compared += 1;
+                }
+            }
+        });
+        assert!(compared > 100_000, "{compared}");
     }
 
     #[test]

@@ -74,6 +74,7 @@ impl Worker {
             // overlaps the copy-make.
             let key = pos.child_hash(m);
             sh.tt.prefetch(key);
+            self.eval.prefetch(key);
             let child = pos.play_psq_keyed(m, self.eval.psq_table(), key);
             self.keys.push(pos.hash());
             let score = -self.qsearch(ctx, &child, -beta, -alpha, ply + 1);

@@ -84,8 +84,13 @@ pub fn see(pos: &Position, m: &Move, v: &SeeValues) -> i32 {
     };
     let diagonal = board.bishops_and_queens();
     let straight = board.rooks_and_queens();
-    let mut attackers = (board.attacks_to(to, Color::White, occupied)
-        | board.attacks_to(to, Color::Black, occupied))
+    // Both colours' attackers at once (one lookup per slider direction).
+    let mut attackers = ((attacks::bishop_attacks(to, occupied) & diagonal)
+        | (attacks::rook_attacks(to, occupied) & straight)
+        | (attacks::knight_attacks(to) & board.knights())
+        | (attacks::king_attacks(to) & board.kings())
+        | (attacks::pawn_attacks(Color::Black, to) & board.pawns() & board.white())
+        | (attacks::pawn_attacks(Color::White, to) & board.pawns() & board.black()))
         & occupied;
     let mut side = !us;
     let mut d = 0;
@@ -102,9 +107,15 @@ pub fn see(pos: &Position, m: &Move, v: &SeeValues) -> i32 {
         gain[d] = on_square - gain[d - 1];
         on_square = v.of(role);
         occupied ^= Bitboard::from(sq);
-        // Sliders behind the piece just moved join in (x-rays).
-        attackers |= (attacks::bishop_attacks(to, occupied) & diagonal)
-            | (attacks::rook_attacks(to, occupied) & straight);
+        // Sliders behind the piece just moved join in (x-rays). Only a line through
+        // the square it left can open: diagonal behind a pawn or bishop, straight
+        // behind a rook, either behind a queen or king, none behind a knight.
+        if matches!(role, Role::Pawn | Role::Bishop | Role::Queen | Role::King) {
+            attackers |= attacks::bishop_attacks(to, occupied) & diagonal;
+        }
+        if matches!(role, Role::Rook | Role::Queen | Role::King) {
+            attackers |= attacks::rook_attacks(to, occupied) & straight;
+        }
         attackers &= occupied;
         side = !side;
         if d + 1 >= gain.len() {
