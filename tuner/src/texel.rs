@@ -147,7 +147,7 @@ fn tune(args: &Args) -> Result<()> {
     let parsed = parse_positions(&text).with_context(|| args.positions.display().to_string())?;
     let total = parsed.len();
     let material: [i32; 5] = std::array::from_fn(|r| {
-        params.get(features::params()[features::MATERIAL + r][0].expect("material_*_mg"))
+        params.get(features::PARAMS[features::MATERIAL[r]][features::MG].expect("material_*_mg"))
     });
     let quiet: Vec<(Position, f64)> = if args.no_quiet_filter {
         parsed

@@ -21,7 +21,7 @@ use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 use crate::params::Params;
 use crate::position::{Position, PsqTable};
-use features as f;
+use features::{self as f, Section};
 use pawns::{PawnTable, pawn_attacks, relative_rank};
 use shakmaty::attacks::{
     bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
@@ -89,7 +89,8 @@ impl SubAssign for S {
 /// Texel coefficients). [`NoTrace`] compiles to nothing.
 pub trait Tracer {
     const ON: bool;
-    fn add(&mut self, feature: usize, color: Color, count: i32);
+    /// `count` occurrences of `feature` for `color`, shown under `section` in the trace.
+    fn add(&mut self, section: Section, feature: usize, color: Color, count: i32);
 }
 
 /// The tracer of the normal, fast evaluation.
@@ -98,21 +99,36 @@ pub struct NoTrace;
 impl Tracer for NoTrace {
     const ON: bool = false;
     #[inline(always)]
-    fn add(&mut self, _: usize, _: Color, _: i32) {}
+    fn add(&mut self, _: Section, _: usize, _: Color, _: i32) {}
 }
 
-/// Per-feature counts of each side.
+/// Per-feature counts of each side, and for the trace every occurrence with its section.
 struct Counts {
     white: Vec<i32>,
     black: Vec<i32>,
+    /// (section, feature, colour, count) when recording for the trace.
+    occurrences: Option<Vec<(Section, usize, Color, i32)>>,
+}
+
+impl Counts {
+    fn new(record: bool) -> Counts {
+        Counts {
+            white: vec![0; f::COUNT],
+            black: vec![0; f::COUNT],
+            occurrences: record.then(Vec::new),
+        }
+    }
 }
 
 impl Tracer for Counts {
     const ON: bool = true;
-    fn add(&mut self, feature: usize, color: Color, count: i32) {
+    fn add(&mut self, section: Section, feature: usize, color: Color, count: i32) {
         match color {
             Color::White => self.white[feature] += count,
             Color::Black => self.black[feature] += count,
+        }
+        if let Some(o) = &mut self.occurrences {
+            o.push((section, feature, color, count));
         }
     }
 }
@@ -199,7 +215,7 @@ impl Evaluator {
 
     /// Rebuilds the derived tables from the parameters.
     pub fn refresh(&mut self, params: &Params) {
-        for (feature, [mg, eg]) in f::params().iter().enumerate() {
+        for (feature, [mg, eg]) in f::PARAMS.iter().enumerate() {
             self.weights[feature] = S::new(
                 mg.map_or(0, |i| params.get(i)),
                 eg.map_or(0, |i| params.get(i)),
@@ -207,12 +223,12 @@ impl Evaluator {
         }
         for role in 0..6 {
             let material = if role < 5 {
-                self.weights[f::MATERIAL + role]
+                self.weights[f::MATERIAL[role]]
             } else {
                 S::default()
             };
             for sq in 0..64 {
-                self.psq[role][sq] = material + self.weights[f::PST + role * 64 + sq];
+                self.psq[role][sq] = material + self.weights[f::PST[role][sq]];
             }
         }
         self.psq_table = PsqTable::new(|role, sq| self.psq[role as usize - 1][sq as usize]);
@@ -243,27 +259,23 @@ impl Evaluator {
 
     /// The per-term breakdown printed by the `eval` command.
     pub fn trace(&mut self, pos: &Position) -> EvalTrace {
-        let mut counts = Counts {
-            white: vec![0; f::COUNT],
-            black: vec![0; f::COUNT],
-        };
+        let mut counts = Counts::new(true);
         let (score, phase, scale) = self.white_score(pos.board(), &mut counts);
-        let mut terms: Vec<(String, i32, i32, i32, i32)> = f::TERM_ORDER
+        let mut terms: Vec<(String, i32, i32, i32, i32)> = Section::ALL
             .iter()
-            .map(|t| (t.to_string(), 0, 0, 0, 0))
+            .map(|s| (s.name().to_string(), 0, 0, 0, 0))
             .collect();
-        for feature in 0..f::COUNT {
-            let line = f::TERM_ORDER
+        for (section, feature, color, n) in counts.occurrences.unwrap_or_default() {
+            let line = Section::ALL
                 .iter()
-                .position(|t| *t == f::term_name(feature))
-                .expect("every term is listed");
-            let w = self.weights[feature] * counts.white[feature];
-            let b = self.weights[feature] * counts.black[feature];
+                .position(|s| *s == section)
+                .expect("every section is listed");
+            let s = self.weights[feature] * n;
             let t = &mut terms[line];
-            t.1 += w.mg;
-            t.2 += w.eg;
-            t.3 += b.mg;
-            t.4 += b.eg;
+            match color {
+                Color::White => (t.1, t.2) = (t.1 + s.mg, t.2 + s.eg),
+                Color::Black => (t.3, t.4) = (t.3 + s.mg, t.4 + s.eg),
+            }
         }
         EvalTrace {
             terms,
@@ -279,10 +291,7 @@ impl Evaluator {
 
     /// The evaluation as per-feature counts (White minus Black), phase and scale.
     pub fn coefficients(&mut self, pos: &Position) -> Coefficients {
-        let mut counts = Counts {
-            white: vec![0; f::COUNT],
-            black: vec![0; f::COUNT],
-        };
+        let mut counts = Counts::new(false);
         let (_, phase, scale) = self.white_score(pos.board(), &mut counts);
         let features = (0..f::COUNT)
             .filter_map(|i| {
@@ -350,9 +359,9 @@ impl Evaluator {
                     side += self.psq[r][rel];
                     if T::ON {
                         if r < 5 {
-                            t.add(f::MATERIAL + r, color, 1);
+                            t.add(Section::Material, f::MATERIAL[r], color, 1);
                         }
-                        t.add(f::PST + r * 64 + rel, color, 1);
+                        t.add(Section::Psqt, f::PST[r][rel], color, 1);
                     }
                 }
             }
@@ -380,7 +389,7 @@ impl Evaluator {
 
         // Tempo
         score += signed(pos.turn(), self.weights[f::TEMPO]);
-        t.add(f::TEMPO, pos.turn(), 1);
+        t.add(Section::Tempo, f::TEMPO, pos.turn(), 1);
 
         let tapered = (score.mg * phase + score.eg * (PHASE_MAX - phase)) / PHASE_MAX;
         let scale = self.scale(pos, tapered);
@@ -400,9 +409,9 @@ impl Evaluator {
         let w = &self.weights;
         let them = !us;
         let mut s = S::default();
-        let mut add = |feature: usize, n: i32, t: &mut T| {
+        let mut add = |section: Section, feature: usize, n: i32, t: &mut T| {
             s += w[feature] * n;
-            t.add(feature, us, n);
+            t.add(section, feature, us, n);
         };
         let own = board.by_color(us).0;
         let enemy = board.by_color(them).0;
@@ -420,7 +429,7 @@ impl Evaluator {
         let enemy_pieces = enemy & !enemy_pawns & !board.kings().0;
         let n = (our_pawn_attacks & enemy_pieces).count_ones() as i32;
         if n > 0 {
-            add(f::THREAT_BY_PAWN, n, t);
+            add(Section::Threats, f::THREAT_BY_PAWN, n, t);
         }
 
         // Mobility, king attacks, threats by pieces, knight tropism, rooks and majors
@@ -445,32 +454,42 @@ impl Evaluator {
                 }
                 .0;
                 let mobility = (attacks & mobility_area).count_ones() as i32;
-                add(f::MOBILITY + i, mobility - MOBILITY_CENTER[i], t);
+                add(
+                    Section::Mobility,
+                    f::MOBILITY[i],
+                    mobility - MOBILITY_CENTER[i],
+                    t,
+                );
                 let zone = (attacks & king_zone).count_ones() as i32;
                 if zone > 0 {
                     attackers += 1;
-                    add(f::KING_ATTACK + i, zone, t);
+                    add(Section::KingSafety, f::KING_ATTACK[i], zone, t);
                 }
                 let sq_bb = 1u64 << sq as u32;
                 match role {
                     Role::Knight | Role::Bishop => {
                         let n = (attacks & enemy_rooks_queens).count_ones() as i32;
                         if n > 0 {
-                            add(f::THREAT_BY_MINOR, n, t);
+                            add(Section::Threats, f::THREAT_BY_MINOR, n, t);
                         }
                         if role == Role::Knight {
-                            add(f::KNIGHT_TROPISM, -(sq.distance(enemy_king) as i32), t);
+                            add(
+                                Section::KnightTropism,
+                                f::KNIGHT_TROPISM,
+                                -(sq.distance(enemy_king) as i32),
+                                t,
+                            );
                         }
                     }
                     Role::Rook => {
                         if attacks & enemy_queens != 0 {
-                            add(f::THREAT_BY_ROOK, 1, t);
+                            add(Section::Threats, f::THREAT_BY_ROOK, 1, t);
                         }
                         let file = pawns::FILE_A << (sq as usize % 8);
                         if file & all_pawns == 0 {
-                            add(f::ROOK_OPEN, 1, t);
+                            add(Section::RookFiles, f::ROOK_OPEN_FILE, 1, t);
                         } else if file & own_pawns == 0 {
-                            add(f::ROOK_SEMI_OPEN, 1, t);
+                            add(Section::RookFiles, f::ROOK_SEMI_OPEN_FILE, 1, t);
                         }
                     }
                     _ => {}
@@ -479,7 +498,7 @@ impl Evaluator {
                     && sq_bb & seventh_rank != 0
                     && enemy_king_on_back_rank
                 {
-                    add(f::MAJOR_SEVENTH, 1, t);
+                    add(Section::MajorsOnSeventh, f::MAJOR_SEVENTH, 1, t);
                 }
             }
         }
@@ -489,17 +508,22 @@ impl Evaluator {
         if enemy_king_on_back_rank && majors_on_seventh.count_ones() >= 2 {
             let first = Square::new(majors_on_seventh.trailing_zeros());
             if rook_attacks(first, occ).0 & majors_on_seventh != 0 {
-                add(f::MAJOR_SEVENTH_CONNECTED, 1, t);
+                add(Section::MajorsOnSeventh, f::MAJOR_SEVENTH_CONNECTED, 1, t);
             }
         }
 
         if attackers > 0 {
-            add(f::KING_ATTACKERS + attackers.min(7) - 1, 1, t);
+            add(
+                Section::KingSafety,
+                f::KING_ATTACKERS[attackers.min(7) - 1],
+                1,
+                t,
+            );
         }
 
         // Bishop pair
         if (board.bishops() & board.by_color(us)).count() >= 2 {
-            add(f::BISHOP_PAIR, 1, t);
+            add(Section::BishopPair, f::BISHOP_PAIR, 1, t);
         }
 
         // King safety: pawn shield and open files around our king
@@ -516,18 +540,18 @@ impl Evaluator {
         };
         let near = (files & rank_mask(1) & own_pawns).count_ones() as i32;
         if near > 0 {
-            add(f::KING_SHIELD_NEAR, near, t);
+            add(Section::KingSafety, f::KING_SHIELD_NEAR, near, t);
         }
         let far = (files & rank_mask(2) & own_pawns).count_ones() as i32;
         if far > 0 {
-            add(f::KING_SHIELD_FAR, far, t);
+            add(Section::KingSafety, f::KING_SHIELD_FAR, far, t);
         }
         for file in king_file.saturating_sub(1)..=(king_file + 1).min(7) {
             let mask = pawns::FILE_A << file;
             if mask & all_pawns == 0 {
-                add(f::KING_OPEN_FILE, 1, t);
+                add(Section::KingSafety, f::KING_OPEN_FILE, 1, t);
             } else if mask & own_pawns == 0 {
-                add(f::KING_SEMI_OPEN_FILE, 1, t);
+                add(Section::KingSafety, f::KING_SEMI_OPEN_FILE, 1, t);
             }
         }
 
@@ -538,11 +562,21 @@ impl Evaluator {
             let sq = bb.trailing_zeros() as usize;
             bb &= bb - 1;
             if pawns::FRONT[ci][sq] & occupied == 0 {
-                add(f::PASSED_FREE_PATH, 1, t);
+                add(Section::PassedPawns, f::PAWN_PASSED_FREE_PATH, 1, t);
             }
             let stop = Square::new(if us == Color::White { sq + 8 } else { sq - 8 } as u32);
-            add(f::PASSED_KING_OWN, stop.distance(king) as i32, t);
-            add(f::PASSED_KING_ENEMY, stop.distance(enemy_king) as i32, t);
+            add(
+                Section::PassedPawns,
+                f::PAWN_PASSED_KING_OWN,
+                stop.distance(king) as i32,
+                t,
+            );
+            add(
+                Section::PassedPawns,
+                f::PAWN_PASSED_KING_ENEMY,
+                stop.distance(enemy_king) as i32,
+                t,
+            );
         }
         s
     }
@@ -565,12 +599,12 @@ impl Evaluator {
                 [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
                     .into_iter()
                     .map(|r| {
-                        self.weights[f::MATERIAL + r as usize - 1].mg
+                        self.weights[f::MATERIAL[r as usize - 1]].mg
                             * board.by_piece(r.of(c)).count() as i32
                     })
                     .sum()
             };
-            if npm(strong) - npm(!strong) < self.weights[f::MATERIAL + 3].mg {
+            if npm(strong) - npm(!strong) < self.weights[f::MATERIAL_ROOK].mg {
                 scale = scale.min(self.scale_no_pawns);
             }
         }
@@ -628,7 +662,6 @@ impl std::fmt::Display for EvalTrace {
 #[cfg(test)]
 mod cache_tests {
     use super::*;
-    use crate::params::index_of;
 
     /// Cached evaluations equal fresh ones, also after the parameters changed.
     #[test]
@@ -643,9 +676,8 @@ mod cache_tests {
         });
         for round in 0..3 {
             if round == 2 {
-                params
-                    .set(index_of("material_knight_mg").unwrap(), 400)
-                    .unwrap();
+                let knight_mg = f::PARAMS[f::MATERIAL_KNIGHT][f::MG].unwrap();
+                params.set(knight_mg, 400).unwrap();
                 cached.refresh(&params);
             }
             let mut fresh = Evaluator::new(&params);

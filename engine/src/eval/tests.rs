@@ -4,6 +4,7 @@
 use super::features as f;
 use super::*;
 use crate::params::{PARAM_SPECS, index_of};
+use shakmaty::Square::{B1, E4};
 
 fn pos(fen: &str) -> Position {
     Position::from_fen(fen, false).unwrap()
@@ -12,10 +13,7 @@ fn pos(fen: &str) -> Position {
 /// (White count, Black count) of a feature in a position.
 fn count(fen: &str, feature: usize) -> (i32, i32) {
     let mut e = Evaluator::new(&Params::default());
-    let mut c = Counts {
-        white: vec![0; f::COUNT],
-        black: vec![0; f::COUNT],
-    };
+    let mut c = Counts::new(false);
     e.white_score(pos(fen).board(), &mut c);
     (c.white[feature], c.black[feature])
 }
@@ -24,11 +22,11 @@ fn eval_with(params: &Params, fen: &str) -> i32 {
     Evaluator::new(params).evaluate(&pos(fen))
 }
 
-/// Params with `name` moved by `delta`.
-fn nudged(name: &str, delta: i32) -> Params {
+/// Params with the `phase` weight (`f::MG` or `f::EG`) of `feature` moved by `delta`.
+fn nudged(feature: usize, phase: usize, delta: i32) -> Params {
     let mut p = Params::default();
-    let v = p.get_by_name(name).unwrap();
-    p.set(index_of(name).unwrap(), v + delta).unwrap();
+    let i = f::PARAMS[feature][phase].expect("the feature has a weight in this phase");
+    p.set(i, p.get(i) + delta).unwrap();
     p
 }
 
@@ -36,11 +34,14 @@ fn nudged(name: &str, delta: i32) -> Params {
 #[test]
 fn isolated_pawn_scores_exactly_its_parameter() {
     let fen = "4k3/8/8/8/8/8/P7/4K3 w - - 0 1";
-    assert_eq!(count(fen, f::ISOLATED), (1, 0));
+    assert_eq!(count(fen, f::PAWN_ISOLATED), (1, 0));
     let base = eval_with(&Params::default(), fen);
-    assert_eq!(eval_with(&nudged("pawn_isolated_eg", 7), fen) - base, 7);
+    assert_eq!(
+        eval_with(&nudged(f::PAWN_ISOLATED, f::EG, 7), fen) - base,
+        7
+    );
     // Middlegame weight has no effect at phase 0.
-    assert_eq!(eval_with(&nudged("pawn_isolated_mg", 7), fen), base);
+    assert_eq!(eval_with(&nudged(f::PAWN_ISOLATED, f::MG, 7), fen), base);
     // The trace shows the isolated weight as the whole pawn-structure term.
     let tr = Evaluator::new(&Params::default()).trace(&pos(fen));
     let ps = tr.terms.iter().find(|t| t.0 == "pawn structure").unwrap();
@@ -55,36 +56,36 @@ fn isolated_pawn_scores_exactly_its_parameter() {
 fn pawn_structure_terms() {
     // Doubled on c (c2 behind c3), both isolated; e4/d4 phalanx, f3 defends e4.
     let fen = "4k3/8/8/8/3PP3/2P2P2/2P5/4K3 w - - 0 1";
-    assert_eq!(count(fen, f::DOUBLED), (1, 0));
-    assert_eq!(count(fen, f::PHALANX), (2, 0));
-    assert_eq!(count(fen, f::CONNECTED), (2, 0)); // d4 by c3, e4 by f3
-    assert_eq!(count(fen, f::ISOLATED), (0, 0));
+    assert_eq!(count(fen, f::PAWN_DOUBLED), (1, 0));
+    assert_eq!(count(fen, f::PAWN_PHALANX), (2, 0));
+    assert_eq!(count(fen, f::PAWN_CONNECTED), (2, 0)); // d4 by c3, e4 by f3
+    assert_eq!(count(fen, f::PAWN_ISOLATED), (0, 0));
     // Backward: Black d6 has its only neighbour c5 in front, and d5 is covered by c4/e4.
     let fen = "4k3/8/3p4/2p5/2P1P3/8/8/4K3 b - - 0 1";
-    assert_eq!(count(fen, f::BACKWARD), (0, 1));
+    assert_eq!(count(fen, f::PAWN_BACKWARD), (0, 1));
     // Passed pawns by rank, free path, king distances.
     let fen = "4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1";
     // g2 is Black's relative rank 7 too.
-    assert_eq!(count(fen, f::PASSED_RANK + 5), (1, 1));
-    assert_eq!(count(fen, f::PASSED_FREE_PATH), (1, 1));
+    assert_eq!(count(fen, f::PAWN_PASSED_RANK[5]), (1, 1));
+    assert_eq!(count(fen, f::PAWN_PASSED_FREE_PATH), (1, 1));
     // b7 stop square b8: own king e1 is 7 away, enemy king e8 is 3 away.
     // g2 stop square g1: own king e8 is 7 away, enemy king e1 is 2 away.
-    assert_eq!(count(fen, f::PASSED_KING_OWN), (7, 7));
-    assert_eq!(count(fen, f::PASSED_KING_ENEMY), (3, 2));
+    assert_eq!(count(fen, f::PAWN_PASSED_KING_OWN), (7, 7));
+    assert_eq!(count(fen, f::PAWN_PASSED_KING_ENEMY), (3, 2));
     // A blocked passer has no free path; a pawn facing an enemy pawn is not passed.
     let fen = "4k3/8/1n6/1P6/8/8/8/4K3 w - - 0 1";
-    assert_eq!(count(fen, f::PASSED_RANK + 3), (1, 0));
-    assert_eq!(count(fen, f::PASSED_FREE_PATH), (0, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_RANK[3]), (1, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_FREE_PATH), (0, 0));
     let fen = "4k3/8/2p5/1P6/8/8/8/4K3 w - - 0 1";
-    assert_eq!(count(fen, f::PASSED_RANK + 3), (0, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_RANK[3]), (0, 0));
 }
 
 #[test]
 fn rooks_majors_tropism_and_bishop_pair() {
     // The a file is open for both; the h file is semi-open for Black only.
     let fen = "r3k2r/1pppppp1/8/8/8/8/1PPPPPPP/R3K2R w - - 0 1";
-    assert_eq!(count(fen, f::ROOK_OPEN), (1, 1));
-    assert_eq!(count(fen, f::ROOK_SEMI_OPEN), (0, 1));
+    assert_eq!(count(fen, f::ROOK_OPEN_FILE), (1, 1));
+    assert_eq!(count(fen, f::ROOK_SEMI_OPEN_FILE), (0, 1));
     // Rb7 and Rg7 defend each other along the 7th, black king on h8.
     let fen = "7k/1R4R1/8/8/8/8/8/K7 w - - 0 1";
     assert_eq!(count(fen, f::MAJOR_SEVENTH), (2, 0));
@@ -101,7 +102,7 @@ fn rooks_majors_tropism_and_bishop_pair() {
     let base = eval_with(&Params::default(), fen);
     // Phase 1 (the knight): the eg weight counts 23/24, so 12 cp more penalty per
     // square costs 7 * 12 * 23/24 = 80.5 cp, give or take the rounding.
-    let drop = base - eval_with(&nudged("knight_tropism_eg", 12), fen);
+    let drop = base - eval_with(&nudged(f::KNIGHT_TROPISM, f::EG, 12), fen);
     assert!((80..=81).contains(&drop), "{drop}");
     let fen = "2b1kb2/8/8/8/8/8/8/2B1KB2 w - - 0 1";
     assert_eq!(count(fen, f::BISHOP_PAIR), (1, 1));
@@ -124,10 +125,10 @@ fn king_safety_terms() {
     assert_eq!(count(fen, f::KING_OPEN_FILE).1, 2);
     // Queen on h5 and knight on g5 attack the zone of a king on g8.
     let fen = "6k1/5ppp/8/6NQ/8/8/8/6K1 w - - 0 1";
-    let (q, n) = (count(fen, f::KING_ATTACK + 3), count(fen, f::KING_ATTACK));
+    let (q, n) = (count(fen, f::KING_ATTACK[3]), count(fen, f::KING_ATTACK[0]));
     assert!(q.0 > 0 && n.0 > 0, "{q:?} {n:?}");
-    assert_eq!(count(fen, f::KING_ATTACKERS + 1), (1, 0)); // two attackers
-    assert_eq!(count(fen, f::KING_ATTACKERS), (0, 0));
+    assert_eq!(count(fen, f::KING_ATTACKERS[1]), (1, 0)); // two attackers
+    assert_eq!(count(fen, f::KING_ATTACKERS[0]), (0, 0));
 }
 
 #[test]
@@ -143,10 +144,10 @@ fn threats_mobility_and_tempo() {
     assert_eq!(count(fen, f::THREAT_BY_ROOK), (1, 0));
     // A knight in the corner sees 2 squares: counted from the typical 4.
     let fen = "4k3/8/8/8/8/8/8/N3K3 w - - 0 1";
-    assert_eq!(count(fen, f::MOBILITY), (2 - MOBILITY_CENTER[0], 0));
+    assert_eq!(count(fen, f::MOBILITY[0]), (2 - MOBILITY_CENTER[0], 0));
     // Enemy pawn attacks shrink it: b3 is covered by the a4 pawn.
     let fen = "4k3/8/8/8/p7/8/8/N3K3 w - - 0 1";
-    assert_eq!(count(fen, f::MOBILITY), (1 - MOBILITY_CENTER[0], 0));
+    assert_eq!(count(fen, f::MOBILITY[0]), (1 - MOBILITY_CENTER[0], 0));
     assert_eq!(count(fen, f::TEMPO), (1, 0));
     let black = "4k3/8/8/8/p7/8/8/N3K3 b - - 0 1";
     assert_eq!(count(black, f::TEMPO), (0, 1));
@@ -190,19 +191,34 @@ fn phase_tapers_between_middlegame_and_endgame() {
     // The pure middlegame ignores eg weights and vice versa.
     let start = crate::position::START_FEN;
     let base = eval_with(&Params::default(), start);
-    assert_eq!(eval_with(&nudged("pst_knight_eg_b1", 20), start), base);
-    assert_eq!(eval_with(&nudged("pst_knight_mg_b1", 20), start), base);
-    assert_eq!(eval_with(&nudged("pst_knight_mg_e4", 20), start), base);
-    assert_eq!(eval_with(&nudged("tempo_mg", 5), start), base + 5);
+    assert_eq!(
+        eval_with(&nudged(f::PST_KNIGHT[B1 as usize], f::EG, 20), start),
+        base
+    );
+    assert_eq!(
+        eval_with(&nudged(f::PST_KNIGHT[B1 as usize], f::MG, 20), start),
+        base
+    );
+    assert_eq!(
+        eval_with(&nudged(f::PST_KNIGHT[E4 as usize], f::MG, 20), start),
+        base
+    );
+    assert_eq!(eval_with(&nudged(f::TEMPO, f::MG, 5), start), base + 5);
     // A table entry counts by the phase: knight + queen is phase 5.
     let fen = "4k3/8/8/8/4N3/8/8/Q3K3 w - - 0 1";
     let before = eval_with(&Params::default(), fen);
-    assert_eq!(eval_with(&nudged("pst_knight_mg_e4", 24), fen) - before, 5);
-    assert_eq!(eval_with(&nudged("pst_knight_eg_e4", 24), fen) - before, 19);
+    assert_eq!(
+        eval_with(&nudged(f::PST_KNIGHT[E4 as usize], f::MG, 24), fen) - before,
+        5
+    );
+    assert_eq!(
+        eval_with(&nudged(f::PST_KNIGHT[E4 as usize], f::EG, 24), fen) - before,
+        19
+    );
     // A weight counts by phase / 24 in the middlegame.
     let fen = "r3k3/8/8/8/8/8/8/RQ2K3 w - - 0 1"; // phase 2 + 2 + 4 = 8
     let before = eval_with(&Params::default(), fen);
-    let after = eval_with(&nudged("tempo_mg", 24), fen);
+    let after = eval_with(&nudged(f::TEMPO, f::MG, 24), fen);
     assert_eq!(after - before, 8);
 }
 
@@ -295,50 +311,32 @@ fn pawn_cache_agrees_with_a_fresh_evaluation() {
 }
 
 #[test]
-fn every_eval_parameter_changes_the_evaluation_somewhere() {
+fn every_eval_weight_changes_the_evaluation_somewhere() {
     let mut positions = random_positions(400, 5);
     // Pawns on the 7th and 2nd ranks are rare in playouts.
     positions.push(pos("7q/PPPPPPPP/8/7k/K7/8/8/Q7 w - - 0 1"));
     positions.push(pos("6k1/1R3R2/8/8/8/8/8/Q3K3 w - - 0 1"));
-    let mut used = vec![false; PARAM_SPECS.len()];
-    for pair in f::params() {
-        for i in pair.iter().flatten() {
-            used[*i] = true;
-        }
-    }
-    let eval_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../params/eval.json");
-    let eval_file = occam_params::ParamFile::load(&eval_file).unwrap();
-    for (i, spec) in PARAM_SPECS.iter().enumerate() {
-        if !eval_file.entries.iter().any(|e| e.name == spec.name) {
-            continue;
-        }
-        let is_scale = spec.name.starts_with("scale_");
-        // Pawn PST entries on ranks 1 and 8 can never apply.
-        let dead = spec.name.starts_with("pst_pawn_")
-            && (spec.name.ends_with('1') || spec.name.ends_with('8'));
-        assert!(used[i] || is_scale, "{} is read by no feature", spec.name);
-        if is_scale || dead {
-            continue;
-        }
-        // Tables are covered by `coefficients_reproduce_the_evaluation` and the taper test.
+    let mut a = Evaluator::new(&Params::default());
+    for feature in 0..f::COUNT {
+        // Tables are covered by `coefficients_reproduce_the_evaluation` and the taper test
         // (and many attackers are rare in playouts; `king_safety_terms` counts them).
-        if spec.name.starts_with("pst_")
-            || spec.name.starts_with("king_attackers_")
-                && !spec.name.starts_with("king_attackers_1")
+        if f::PST.iter().any(|t| t.contains(&feature)) || f::KING_ATTACKERS[1..].contains(&feature)
         {
             continue;
         }
-        let mut p = Params::default();
-        let v = p.get(i);
-        p.set(i, if v + 10 <= spec.max { v + 10 } else { v - 10 })
-            .unwrap();
-        let mut a = Evaluator::new(&Params::default());
-        let mut b = Evaluator::new(&p);
-        assert!(
-            positions.iter().any(|x| a.evaluate(x) != b.evaluate(x)),
-            "{} changes no evaluation",
-            spec.name
-        );
+        for &i in f::PARAMS[feature].iter().flatten() {
+            let spec = &PARAM_SPECS[i];
+            let mut p = Params::default();
+            let v = p.get(i);
+            p.set(i, if v + 10 <= spec.max { v + 10 } else { v - 10 })
+                .unwrap();
+            let mut b = Evaluator::new(&p);
+            assert!(
+                positions.iter().any(|x| a.evaluate(x) != b.evaluate(x)),
+                "{} changes no evaluation",
+                spec.name
+            );
+        }
     }
 }
 
@@ -349,9 +347,10 @@ fn setting_a_parameter_by_name_changes_eval_after_refresh() {
     let fen = "4k3/8/8/8/8/8/P7/4K3 w - - 0 1";
     let before = e.evaluate(&pos(fen));
     let mut p = p0.clone();
+    let pawn_eg = f::PARAMS[f::MATERIAL_PAWN][f::EG].unwrap();
     p.set_by_name(
-        "material_pawn_eg",
-        &(p0.material_pawn_eg() + 13).to_string(),
+        PARAM_SPECS[pawn_eg].name,
+        &(p0.get(pawn_eg) + 13).to_string(),
     )
     .unwrap();
     e.refresh(&p);
@@ -375,18 +374,22 @@ fn material_only_variant_has_the_same_names_and_zero_extras() {
             .collect()
     };
     assert_eq!(names(&full), names(&mo));
+    let weight_of = |features: &[usize], i: usize| {
+        features
+            .iter()
+            .any(|&feature| f::PARAMS[feature].contains(&Some(i)))
+    };
+    let all: Vec<usize> = (0..f::COUNT).collect();
     let mut p = Params::default();
     for e in mo["params"].as_array().unwrap() {
         let name = e["name"].as_str().unwrap();
         let v = e["value"].as_i64().unwrap() as i32;
-        if !name.starts_with("material_") {
-            assert_eq!(
-                v,
-                if name.starts_with("scale_") { 100 } else { 0 },
-                "{name}"
-            );
+        let i = index_of(name).unwrap();
+        // Weights other than material are zero; plain parameters (the scales) are 100%.
+        if !weight_of(&f::MATERIAL, i) {
+            assert_eq!(v, if weight_of(&all, i) { 0 } else { 100 }, "{name}");
         }
-        p.set(index_of(name).unwrap(), v).unwrap();
+        p.set(i, v).unwrap();
     }
     // Material only: the start position and its mirror-image pawn moves are all 0.
     let mut e = Evaluator::new(&p);
