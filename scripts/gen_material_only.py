@@ -3,8 +3,8 @@
 
 The material-only variant is the baseline of `tuner match` against the full
 evaluation: the same entries as eval.json, every weight (an entry with an `_mg` or
-`_eg` token, see engine/src/eval/features.rs) zero except material, and every plain
-parameter (the `scale_*` percentages) at 100, i.e. no scaling. eval.json is the one
+`_eg` token, see engine/src/eval/features.rs) zero except material, the king-danger
+inputs zero, divisors (`*_div`) kept, and the `scale_*` percentages at 100 (no scaling). eval.json is the one
 source of the term list: after adding, renaming or removing an entry there, run
 
     python3 scripts/gen_material_only.py
@@ -14,11 +14,6 @@ source of the term list: after adding, renaming or removing an entry there, run
 import json, os
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-
-
-def is_weight(name):
-    tokens = name.split("_")
-    return "mg" in tokens or "eg" in tokens
 
 
 def dump(path, doc):
@@ -39,9 +34,10 @@ doc["$schema"] = "../schema.json"
 doc["description"] = ("Material-only evaluation (PeSTO material; every other term zero, no scaling): "
                       "the baseline for matches against the full evaluation.")
 for p in doc["params"]:
-    if p["name"].startswith("material_"):
-        continue
-    v = 0 if is_weight(p["name"]) else 100
+    name = p["name"]
+    if name.startswith("material_") or name.endswith("_div"):
+        continue  # material, and divisors (never zero) of terms zeroed elsewhere
+    v = 100 if name.startswith("scale_") else 0
     p["value"] = p["start"] = v
 dump(os.path.join(ROOT, "params/variants/material_only.json"), doc)
 print(len(doc["params"]), "parameters")

@@ -396,7 +396,8 @@ fn linearise(e: &mut Evaluator, pos: &Position, result: f64, slot: &[Option<u32>
         f64::from(c.phase) / f64::from(PHASE_MAX) * scale,
         f64::from(PHASE_MAX - c.phase) / f64::from(PHASE_MAX) * scale,
     ];
-    let mut constant = 0.0;
+    // King danger is not linear in its parameters: a constant here.
+    let mut constant = f64::from(c.offset.mg) * share[0] + f64::from(c.offset.eg) * share[1];
     let mut grads = Vec::with_capacity(c.features.len() * 2);
     for &(feature, n) in &c.features {
         let weights = e.weights()[feature as usize];

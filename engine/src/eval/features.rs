@@ -41,14 +41,6 @@ pub const MOBILITY: [usize; 4] = [
     MOBILITY_QUEEN,
 ];
 
-/// King-zone squares attacked by knight, bishop, rook, queen.
-pub const KING_ATTACK: [usize; 4] = [
-    KING_ATTACK_KNIGHT,
-    KING_ATTACK_BISHOP,
-    KING_ATTACK_ROOK,
-    KING_ATTACK_QUEEN,
-];
-
 /// For every feature, the `PARAM_SPECS` indices of its middlegame and endgame weight
 /// (`None` when the feature has no weight in that phase).
 pub fn params() -> &'static [[Option<usize>; 2]] {

@@ -91,6 +91,8 @@ pub trait Tracer {
     const ON: bool;
     /// `count` occurrences of `feature` for `color`, shown under `section` in the trace.
     fn add(&mut self, section: Section, feature: usize, color: Color, count: i32);
+    /// A score of `color` that is not linear in the feature weights (king danger).
+    fn offset(&mut self, section: Section, color: Color, s: S);
 }
 
 /// The tracer of the normal, fast evaluation.
@@ -100,6 +102,8 @@ impl Tracer for NoTrace {
     const ON: bool = false;
     #[inline(always)]
     fn add(&mut self, _: Section, _: usize, _: Color, _: i32) {}
+    #[inline(always)]
+    fn offset(&mut self, _: Section, _: Color, _: S) {}
 }
 
 /// Per-feature counts of each side, and for the trace every occurrence with its section.
@@ -108,6 +112,9 @@ struct Counts {
     black: Vec<i32>,
     /// (section, feature, colour, count) when recording for the trace.
     occurrences: Option<Vec<(Section, usize, Color, i32)>>,
+    /// Non-linear scores (White minus Black), and by section for the trace.
+    offset: S,
+    offsets: Vec<(Section, Color, S)>,
 }
 
 impl Counts {
@@ -116,6 +123,8 @@ impl Counts {
             white: vec![0; f::COUNT],
             black: vec![0; f::COUNT],
             occurrences: record.then(Vec::new),
+            offset: S::default(),
+            offsets: Vec::new(),
         }
     }
 }
@@ -131,11 +140,16 @@ impl Tracer for Counts {
             o.push((section, feature, color, count));
         }
     }
+    fn offset(&mut self, section: Section, color: Color, s: S) {
+        self.offset += signed(color, s);
+        self.offsets.push((section, color, s));
+    }
 }
 
 /// A position's evaluation as a linear function of the weights (White's view):
 /// `white_score = scale/100 * (mg * phase + eg * (24 - phase)) / 24` with
-/// `mg = Σ coef * weight_mg` and `eg = Σ coef * weight_eg` over `features`.
+/// `mg = offset.mg + Σ coef * weight_mg` and `eg = offset.eg + Σ coef * weight_eg`
+/// over `features`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Coefficients {
     /// (feature, White count minus Black count), only non-zero ones.
@@ -144,6 +158,8 @@ pub struct Coefficients {
     pub phase: i32,
     /// Drawish-endgame scale in percent (100 = no scaling).
     pub scale: i32,
+    /// The part not linear in the feature weights (king danger), White minus Black.
+    pub offset: S,
 }
 
 /// Evaluates positions with tables derived from a [`Params`]; call [`Evaluator::refresh`]
@@ -158,6 +174,7 @@ pub struct Evaluator {
     psq_table: PsqTable,
     scale_opposite_bishops: i32,
     scale_no_pawns: i32,
+    king_danger: KingDanger,
     pawns: PawnTable,
     cache: Vec<CacheEntry>,
 }
@@ -206,6 +223,7 @@ impl Evaluator {
             psq_table: PsqTable::new(|_, _| S::default()),
             scale_opposite_bishops: 100,
             scale_no_pawns: 100,
+            king_danger: KingDanger::new(params),
             pawns: PawnTable::new(),
             cache: vec![CacheEntry::default(); 1 << EVAL_CACHE_BITS],
         };
@@ -234,6 +252,7 @@ impl Evaluator {
         self.psq_table = PsqTable::new(|role, sq| self.psq[role as usize - 1][sq as usize]);
         self.scale_opposite_bishops = params.scale_opposite_bishops_pct();
         self.scale_no_pawns = params.scale_no_pawns_pct();
+        self.king_danger = KingDanger::new(params);
         self.pawns.clear();
         self.cache.fill(CacheEntry::default());
     }
@@ -265,12 +284,14 @@ impl Evaluator {
             .iter()
             .map(|s| (s.name().to_string(), 0, 0, 0, 0))
             .collect();
-        for (section, feature, color, n) in counts.occurrences.unwrap_or_default() {
+        let linear = counts.occurrences.unwrap_or_default().into_iter();
+        let linear =
+            linear.map(|(section, feature, color, n)| (section, color, self.weights[feature] * n));
+        for (section, color, s) in linear.chain(counts.offsets) {
             let line = Section::ALL
                 .iter()
                 .position(|s| *s == section)
                 .expect("every section is listed");
-            let s = self.weights[feature] * n;
             let t = &mut terms[line];
             match color {
                 Color::White => (t.1, t.2) = (t.1 + s.mg, t.2 + s.eg),
@@ -303,6 +324,7 @@ impl Evaluator {
             features,
             phase,
             scale,
+            offset: counts.offset,
         }
     }
 
@@ -382,9 +404,19 @@ impl Evaluator {
             e.passed
         };
 
+        // Attack maps of both sides: pawns and king here, the pieces in `side_terms`;
+        // king danger reads both.
+        let mut maps = [AttackMap::default(); 2];
         for color in Color::ALL {
-            let side = self.side_terms(board, color, passed, occupied, t);
+            maps[color as usize] = AttackMap::pawns_and_king(board, color);
+        }
+        for color in Color::ALL {
+            let map = &mut maps[color as usize];
+            let side = self.side_terms(board, color, passed, occupied, map, t);
             score += signed(color, side);
+        }
+        for color in Color::ALL {
+            score += signed(color, self.king_danger(board, color, &maps, t));
         }
 
         // Tempo
@@ -404,6 +436,7 @@ impl Evaluator {
         us: Color,
         passed: [u64; 2],
         occupied: u64,
+        map: &mut AttackMap,
         t: &mut T,
     ) -> S {
         let w = &self.weights;
@@ -434,8 +467,7 @@ impl Evaluator {
 
         // Mobility, king attacks, threats by pieces, knight tropism, rooks and majors
         let mobility_area = !own & !pawn_attacks(them, enemy_pawns);
-        let king_zone = king_attacks(enemy_king).0 | (1u64 << enemy_king as u32);
-        let mut attackers = 0;
+        let king_zone = king_zone(enemy_king);
         let seventh_rank = match us {
             Color::White => 0xFFu64 << 48,
             Color::Black => 0xFFu64 << 8,
@@ -453,6 +485,7 @@ impl Evaluator {
                     _ => queen_attacks(sq, occ),
                 }
                 .0;
+                map.add(role, attacks);
                 let mobility = (attacks & mobility_area).count_ones() as i32;
                 add(
                     Section::Mobility,
@@ -462,8 +495,9 @@ impl Evaluator {
                 );
                 let zone = (attacks & king_zone).count_ones() as i32;
                 if zone > 0 {
-                    attackers += 1;
-                    add(Section::KingSafety, f::KING_ATTACK[i], zone, t);
+                    map.zone_hits += zone;
+                    map.zone_attackers += 1;
+                    map.zone_weight += self.king_danger.weight[i];
                 }
                 let sq_bb = 1u64 << sq as u32;
                 match role {
@@ -510,15 +544,6 @@ impl Evaluator {
             if rook_attacks(first, occ).0 & majors_on_seventh != 0 {
                 add(Section::MajorsOnSeventh, f::MAJOR_SEVENTH_CONNECTED, 1, t);
             }
-        }
-
-        if attackers > 0 {
-            add(
-                Section::KingSafety,
-                f::KING_ATTACKERS[attackers.min(7) - 1],
-                1,
-                t,
-            );
         }
 
         // Bishop pair
@@ -581,6 +606,70 @@ impl Evaluator {
         s
     }
 
+    // King danger
+    //
+    // The enemy's attack on our king zone (king square and its neighbours) as one
+    // count: attackers times their summed weights, attacked zone squares, weak zone
+    // squares, safe checks by piece type, minus own pawns in the zone and a missing
+    // enemy queen. Scored only when at least two pieces (or one and a queen) attack,
+    // quadratically in the middlegame (a lone attacker is harmless, a combined attack
+    // decisive) and linearly in the endgame. Not linear in its parameters, so Texel
+    // tuning sees it as a constant (`Coefficients::offset`).
+
+    /// Our king-danger penalty (negative), from the attack maps of both sides.
+    #[inline(always)]
+    fn king_danger<T: Tracer>(
+        &self,
+        board: &Board,
+        us: Color,
+        maps: &[AttackMap; 2],
+        t: &mut T,
+    ) -> S {
+        let k = &self.king_danger;
+        let them = !us;
+        let (ours, theirs) = (&maps[us as usize], &maps[them as usize]);
+        let enemy_queens = (board.queens() & board.by_color(them)).count() as i32;
+        if theirs.zone_attackers <= 1 - enemy_queens {
+            return S::default();
+        }
+        let king = board.king_of(us).expect("legal positions have kings");
+        let zone = king_zone(king);
+        // Weak: attacked, defended at most once and only by our queen or king.
+        let weak = theirs.all
+            & !ours.twice
+            & (!ours.all | ours.by[Role::Queen as usize - 1] | ours.by[Role::King as usize - 1]);
+        // Safe check squares: not occupied by them, undefended (or weak and attacked twice).
+        let safe = !board.by_color(them).0 & (!ours.all | (weak & theirs.twice));
+        let occ = board.occupied();
+        let diagonal = bishop_attacks(king, occ).0;
+        let straight = rook_attacks(king, occ).0;
+        let checks = [
+            knight_attacks(king).0,
+            diagonal,
+            straight,
+            diagonal | straight,
+        ];
+        let mut danger = theirs.zone_attackers * theirs.zone_weight
+            + k.zone_attack * theirs.zone_hits
+            + k.weak_square * (weak & zone).count_ones() as i32
+            + k.base;
+        let own_pawns = (board.pawns() & board.by_color(us)).0;
+        danger += k.friendly_pawn * (own_pawns & zone & !weak).count_ones() as i32;
+        if enemy_queens == 0 {
+            danger += k.no_queen;
+        }
+        for (i, squares) in checks.into_iter().enumerate() {
+            let n = (squares & safe & theirs.by[i + 1]).count_ones() as i32;
+            danger += k.check[i] * n;
+        }
+        if danger <= 0 {
+            return S::default();
+        }
+        let s = S::new(-danger * danger / k.quadratic_div, -danger / k.linear_div);
+        t.offset(Section::KingSafety, us, s);
+        s
+    }
+
     /// Drawish endgames: opposite-coloured bishops, a stronger side without pawns
     /// that is less than a rook ahead, and dead draws.
     fn scale(&self, pos: &shakmaty::Chess, white_score: i32) -> i32 {
@@ -617,6 +706,101 @@ impl Evaluator {
             scale = scale.min(self.scale_opposite_bishops);
         }
         scale
+    }
+}
+
+// Attack maps
+
+/// The squares one side attacks, built once per evaluation and shared by the terms.
+#[derive(Clone, Copy, Debug, Default)]
+struct AttackMap {
+    /// By pawns, knights, bishops, rooks, queens, king (`Role as usize - 1`).
+    by: [u64; 6],
+    /// By anything.
+    all: u64,
+    /// By two or more pieces (pawns count as one).
+    twice: u64,
+    /// Attacks on enemy king-zone squares, counted per attacking piece (pawns as one).
+    zone_hits: i32,
+    /// Pieces (knight to queen) attacking the enemy king zone.
+    zone_attackers: i32,
+    /// Sum of those attackers' `king_danger_weight_*`.
+    zone_weight: i32,
+}
+
+impl AttackMap {
+    /// The map of `color`'s pawns and king; `side_terms` adds the pieces.
+    #[inline(always)]
+    fn pawns_and_king(board: &Board, color: Color) -> AttackMap {
+        let pawns = pawn_attacks(color, (board.pawns() & board.by_color(color)).0);
+        let king = king_attacks(board.king_of(color).expect("legal positions have kings")).0;
+        let enemy_king = board.king_of(!color).expect("legal positions have kings");
+        let mut by = [0; 6];
+        by[Role::Pawn as usize - 1] = pawns;
+        by[Role::King as usize - 1] = king;
+        AttackMap {
+            by,
+            all: pawns | king,
+            twice: pawns & king,
+            zone_hits: (pawns & king_zone(enemy_king)).count_ones() as i32,
+            zone_attackers: 0,
+            zone_weight: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn add(&mut self, role: Role, attacks: u64) {
+        self.twice |= self.all & attacks;
+        self.all |= attacks;
+        self.by[role as usize - 1] |= attacks;
+    }
+}
+
+/// The king's square and its neighbours.
+#[inline(always)]
+fn king_zone(king: Square) -> u64 {
+    king_attacks(king).0 | (1u64 << king as u32)
+}
+
+/// The king-danger parameters, read once per `refresh`.
+#[derive(Clone, Copy, Debug)]
+struct KingDanger {
+    /// Per attacker: knight, bishop, rook, queen.
+    weight: [i32; 4],
+    zone_attack: i32,
+    weak_square: i32,
+    friendly_pawn: i32,
+    no_queen: i32,
+    /// Per safe check square: knight, bishop, rook, queen.
+    check: [i32; 4],
+    base: i32,
+    quadratic_div: i32,
+    linear_div: i32,
+}
+
+impl KingDanger {
+    fn new(p: &Params) -> KingDanger {
+        KingDanger {
+            weight: [
+                p.king_danger_weight_knight(),
+                p.king_danger_weight_bishop(),
+                p.king_danger_weight_rook(),
+                p.king_danger_weight_queen(),
+            ],
+            zone_attack: p.king_danger_zone_attack(),
+            weak_square: p.king_danger_weak_square(),
+            friendly_pawn: p.king_danger_friendly_pawn(),
+            no_queen: p.king_danger_no_queen(),
+            check: [
+                p.king_danger_check_knight(),
+                p.king_danger_check_bishop(),
+                p.king_danger_check_rook(),
+                p.king_danger_check_queen(),
+            ],
+            base: p.king_danger_base(),
+            quadratic_div: p.king_danger_quadratic_div().max(1),
+            linear_div: p.king_danger_linear_div().max(1),
+        }
     }
 }
 

@@ -123,12 +123,106 @@ fn king_safety_terms() {
     // e7 is White's: Black's e file is semi-open; d and f open.
     assert_eq!(count(fen, f::KING_SEMI_OPEN_FILE), (0, 1));
     assert_eq!(count(fen, f::KING_OPEN_FILE).1, 2);
-    // Queen on h5 and knight on g5 attack the zone of a king on g8.
-    let fen = "6k1/5ppp/8/6NQ/8/8/8/6K1 w - - 0 1";
-    let (q, n) = (count(fen, f::KING_ATTACK[3]), count(fen, f::KING_ATTACK[0]));
-    assert!(q.0 > 0 && n.0 > 0, "{q:?} {n:?}");
-    assert_eq!(count(fen, f::KING_ATTACKERS[1]), (1, 0)); // two attackers
-    assert_eq!(count(fen, f::KING_ATTACKERS[0]), (0, 0));
+}
+
+/// The king-safety line of the trace: (White mg, White eg, Black mg, Black eg).
+fn king_safety_line(p: &Params, fen: &str) -> (i32, i32, i32, i32) {
+    let tr = Evaluator::new(p).trace(&pos(fen));
+    let l = tr.terms.iter().find(|t| t.0 == "king safety").unwrap();
+    (l.1, l.2, l.3, l.4)
+}
+
+/// Params with every king-danger input zero except those `set` gives (divisors kept).
+fn only_danger(set: impl Fn(&mut Params)) -> Params {
+    let mut p = Params::default();
+    for (field, v) in [
+        (&mut p.king_danger_weight_knight, 0),
+        (&mut p.king_danger_weight_bishop, 0),
+        (&mut p.king_danger_weight_rook, 0),
+        (&mut p.king_danger_weight_queen, 0),
+        (&mut p.king_danger_zone_attack, 0),
+        (&mut p.king_danger_weak_square, 0),
+        (&mut p.king_danger_friendly_pawn, 0),
+        (&mut p.king_danger_no_queen, 0),
+        (&mut p.king_danger_check_knight, 0),
+        (&mut p.king_danger_check_bishop, 0),
+        (&mut p.king_danger_check_rook, 0),
+        (&mut p.king_danger_check_queen, 0),
+        (&mut p.king_danger_base, 0),
+        (&mut p.king_shield_near_mg, 0),
+        (&mut p.king_shield_far_mg, 0),
+        (&mut p.king_open_file_mg, 0),
+        (&mut p.king_semi_open_file_mg, 0),
+    ] {
+        *field = v;
+    }
+    p.king_danger_quadratic_div = 100;
+    p.king_danger_linear_div = 10;
+    set(&mut p);
+    p
+}
+
+#[test]
+fn king_danger_counts_attackers_zone_weak_squares_and_checks() {
+    // Queen h5 and knight g5 against a king on g8 behind f7 g7 h7. White king far.
+    let fen = "6k1/5ppp/8/6NQ/8/8/8/K7 w - - 0 1";
+    // Two attackers (knight 3, queen 5 in these units): 2 * (3 + 5) = 16 danger,
+    // 16² / 100 = 2 mg and 16 / 10 = 1 eg for Black to lose.
+    let p = only_danger(|p| {
+        p.king_danger_weight_knight = 3;
+        p.king_danger_weight_queen = 5;
+    });
+    assert_eq!(king_safety_line(&p, fen), (0, 0, -2, -1));
+    // One attacker without a queen is no attack: the knight alone scores nothing.
+    let lone = "6k1/5ppp/8/6N1/8/8/8/K7 w - - 0 1";
+    assert_eq!(king_safety_line(&p, lone), (0, 0, 0, 0));
+    // A lone queen counts (one attacker and a queen): 1 * 5 = 5 danger, 25 / 100 = 0.
+    let p_base = only_danger(|p| {
+        p.king_danger_weight_queen = 5;
+        p.king_danger_base = 15;
+    });
+    let queen = "6k1/5ppp/8/7Q/8/8/8/K7 w - - 0 1";
+    assert_eq!(king_safety_line(&p_base, queen), (0, 0, -4, -2)); // 20² / 100, 20 / 10
+    // Zone hits: Qh5 and Ng5 each hit f7 and h7 (counted per piece): 4 * 10 = 40.
+    let p = only_danger(|p| p.king_danger_zone_attack = 10);
+    assert_eq!(king_safety_line(&p, fen), (0, 0, -16, -4));
+    // Weak zone squares: f7 and h7 are attacked and defended by the king alone.
+    let p = only_danger(|p| p.king_danger_weak_square = 10);
+    assert_eq!(king_safety_line(&p, fen), (0, 0, -4, -2));
+    // Own pawns in the zone on squares that are not weak (g7 only): 2 * 20 - 5 = 35.
+    let p = only_danger(|p| {
+        p.king_danger_weight_knight = 10;
+        p.king_danger_weight_queen = 10;
+        p.king_danger_friendly_pawn = -5;
+    });
+    assert_eq!(king_safety_line(&p, fen), (0, 0, -12, -3));
+    // Safe checks: Qxf7+ and Qxh7+ (weak squares attacked twice); the knight has no
+    // check square. 2 * 1 + 2 * 20 = 42.
+    let p = only_danger(|p| {
+        p.king_danger_weight_knight = 1;
+        p.king_danger_check_queen = 20;
+        p.king_danger_check_knight = 50;
+    });
+    assert_eq!(king_safety_line(&p, fen), (0, 0, -17, -4));
+    // A missing enemy queen lowers the danger (negative weight): rook + knight attack.
+    let no_queen = "6k1/5ppp/8/6N1/8/8/8/K6R w - - 0 1";
+    let p = only_danger(|p| {
+        p.king_danger_weight_knight = 10;
+        p.king_danger_weight_rook = 10;
+    });
+    let with_penalty = only_danger(|p| {
+        p.king_danger_weight_knight = 10;
+        p.king_danger_weight_rook = 10;
+        p.king_danger_no_queen = -30;
+    });
+    assert_eq!(king_safety_line(&p, no_queen).2, -(40 * 40) / 100);
+    assert_eq!(
+        king_safety_line(&with_penalty, no_queen).2,
+        -(10 * 10) / 100
+    );
+    // The penalty goes into `Coefficients::offset` (not linear in its parameters).
+    let c = Evaluator::new(&p).coefficients(&pos(no_queen));
+    assert_eq!(c.offset, S::new(16, 4));
 }
 
 #[test]
@@ -280,7 +374,7 @@ fn coefficients_reproduce_the_evaluation() {
     let mut e = Evaluator::new(&Params::default());
     for p in random_positions(1500, 11) {
         let c = e.coefficients(&p);
-        let (mut mg, mut eg) = (0i64, 0i64);
+        let (mut mg, mut eg) = (i64::from(c.offset.mg), i64::from(c.offset.eg));
         for &(feat, n) in &c.features {
             mg += i64::from(n) * i64::from(e.weights()[feat as usize].mg);
             eg += i64::from(n) * i64::from(e.weights()[feat as usize].eg);
@@ -318,10 +412,8 @@ fn every_eval_weight_changes_the_evaluation_somewhere() {
     positions.push(pos("6k1/1R3R2/8/8/8/8/8/Q3K3 w - - 0 1"));
     let mut a = Evaluator::new(&Params::default());
     for feature in 0..f::COUNT {
-        // Tables are covered by `coefficients_reproduce_the_evaluation` and the taper test
-        // (and many attackers are rare in playouts; `king_safety_terms` counts them).
-        if f::PST.iter().any(|t| t.contains(&feature)) || f::KING_ATTACKERS[1..].contains(&feature)
-        {
+        // Tables are covered by `coefficients_reproduce_the_evaluation` and the taper test.
+        if f::PST.iter().any(|t| t.contains(&feature)) {
             continue;
         }
         for &i in f::PARAMS[feature].iter().flatten() {
@@ -385,9 +477,10 @@ fn material_only_variant_has_the_same_names_and_zero_extras() {
         let name = e["name"].as_str().unwrap();
         let v = e["value"].as_i64().unwrap() as i32;
         let i = index_of(name).unwrap();
-        // Weights other than material are zero; plain parameters (the scales) are 100%.
-        if !weight_of(&f::MATERIAL, i) {
-            assert_eq!(v, if weight_of(&all, i) { 0 } else { 100 }, "{name}");
+        // Weights other than material are zero (the plain parameters are checked by
+        // the evaluations below).
+        if !weight_of(&f::MATERIAL, i) && weight_of(&all, i) {
+            assert_eq!(v, 0, "{name}");
         }
         p.set(i, v).unwrap();
     }
@@ -403,6 +496,18 @@ fn material_only_variant_has_the_same_names_and_zero_extras() {
     assert_eq!(
         e.evaluate(&pos("4k3/8/8/8/8/8/PP6/4K3 w - - 0 1")),
         2 * p.material_pawn_eg()
+    );
+    // No king danger, no scaling: a queen and knight on the king count as material
+    // (phase 5 of 24).
+    let attack = pos("6k1/5ppp/8/6NQ/8/8/5PPP/6K1 w - - 0 1");
+    let mg = p.material_knight_mg() + p.material_queen_mg();
+    let eg = p.material_knight_eg() + p.material_queen_eg();
+    assert_eq!(e.evaluate(&attack), (mg * 5 + eg * 19) / 24);
+    let tr = e.trace(&attack);
+    assert!(
+        tr.terms
+            .iter()
+            .all(|l| l.0 == "material" || l.1 == 0 && l.3 == 0)
     );
 }
 
