@@ -3,6 +3,7 @@
 //! The JSON files are the single source of truth: no parameter name is written by
 //! hand anywhere in Rust. With the `frozen` feature the accessors return constants.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::{env, fs};
@@ -11,7 +12,7 @@ use occam_params::{Param, ParamFile, render};
 
 /// Every parameter file at the top of `params/`, in file-name order, checked; the
 /// name of each entry unique over all of them.
-fn load(dir: &Path) -> Vec<Param> {
+fn load(dir: &Path) -> Vec<ParamFile> {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .expect("params/ directory")
         .map(|e| e.expect("params/ entry").path())
@@ -25,14 +26,16 @@ fn load(dir: &Path) -> Vec<Param> {
     for note in loaded.iter().filter_map(ParamFile::deprecation) {
         println!("cargo:warning={note}");
     }
-    loaded.into_iter().flat_map(|f| f.entries).collect()
+    loaded
 }
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let dir = manifest.join("../params");
     println!("cargo:rerun-if-changed={}", dir.display());
-    let params = load(&dir);
+    let files = load(&dir);
+    let eval_features = eval_features(&files);
+    let params: Vec<Param> = files.into_iter().flat_map(|f| f.entries).collect();
     let frozen = env::var_os("CARGO_FEATURE_FROZEN").is_some();
 
     let mut out = String::new();
@@ -119,5 +122,176 @@ fn main() {
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
     fs::write(out_dir.join("params_generated.rs"), out).unwrap();
     fs::write(out_dir.join("params_frozen.rs"), frozen_module).unwrap();
+    fs::write(out_dir.join("eval_features.rs"), eval_features).unwrap();
     println!("cargo:rerun-if-changed=build.rs");
+}
+
+// Eval features
+//
+// A feature is one weight pair of the evaluation: the entries of the `eval` group
+// whose name holds a phase token, `<base>_mg` / `<base>_eg` (or `pst_<piece>_mg_<sq>`,
+// where the phase sits before the square). The evaluation reads its weights through
+// the constants generated here, never through names, so renaming or dropping an
+// entry is a compile error. Entries without a phase token (`scale_*`) are plain
+// parameters, read through their `Params` accessors.
+
+/// One feature: its base name (the parameter name without the phase token) and
+/// the global parameter indices of its mg and eg weights.
+struct Feature {
+    base: String,
+    params: [Option<usize>; 2],
+}
+
+/// A base name ending in a square (`pst_knight_e4`): the table's name and the square index.
+fn square_suffix(base: &str) -> Option<(&str, usize)> {
+    let (table, sq) = base.rsplit_once('_')?;
+    let b = sq.as_bytes();
+    (b.len() == 2 && (b'a'..=b'h').contains(&b[0]) && (b'1'..=b'8').contains(&b[1]))
+        .then(|| (table, (b[1] - b'1') as usize * 8 + (b[0] - b'a') as usize))
+}
+
+/// A base name ending in a number (`pawn_passed_rank_3`): the family's name and the number.
+fn number_suffix(base: &str) -> Option<(&str, usize)> {
+    let (family, n) = base.rsplit_once('_')?;
+    n.parse().ok().map(|n| (family, n))
+}
+
+/// The Rust constant of a base name.
+fn const_ident(base: &str) -> String {
+    base.to_ascii_uppercase()
+}
+
+/// `eval_features.rs`: the feature count, each feature's parameter indices and name,
+/// one constant per feature, one array per square table (64 entries, a1..h8) and one
+/// per numbered family (consecutive numbers, no gaps). Build errors name the entry.
+fn eval_features(files: &[ParamFile]) -> String {
+    let mut features: Vec<Feature> = Vec::new();
+    let mut global = 0;
+    for file in files {
+        for p in &file.entries {
+            let index = global;
+            global += 1;
+            if file.group != "eval" {
+                continue;
+            }
+            let tokens: Vec<&str> = p.name.split('_').collect();
+            let phases: Vec<usize> = (0..tokens.len())
+                .filter(|&i| tokens[i] == "mg" || tokens[i] == "eg")
+                .collect();
+            let phase_at = match phases.as_slice() {
+                [] => continue,
+                [i] if *i > 0 => *i,
+                _ => panic!(
+                    "{}: eval parameter '{}' needs exactly one phase token (_mg or _eg) after its name",
+                    file.path.display(),
+                    p.name
+                ),
+            };
+            let phase = usize::from(tokens[phase_at] == "eg");
+            let base = [&tokens[..phase_at], &tokens[phase_at + 1..]]
+                .concat()
+                .join("_");
+            match features.iter_mut().find(|f| f.base == base) {
+                Some(f) if f.params[phase].is_some() => {
+                    panic!("eval feature '{base}' has two {} weights", tokens[phase_at])
+                }
+                Some(f) => f.params[phase] = Some(index),
+                None => {
+                    let mut params = [None, None];
+                    params[phase] = Some(index);
+                    features.push(Feature { base, params });
+                }
+            }
+        }
+    }
+
+    let mut out = String::new();
+    out.push_str("// @generated by engine/build.rs from params/eval.json. Do not edit.\n\n");
+    let _ = writeln!(
+        out,
+        "/// Number of evaluation features.\npub const COUNT: usize = {};\n",
+        features.len()
+    );
+    out.push_str("/// `PARAMS[feature]`: the `PARAM_SPECS` indices of its mg and eg weight.\n");
+    out.push_str("pub const PARAMS: [[Option<usize>; 2]; COUNT] = [\n");
+    for f in &features {
+        let _ = writeln!(out, "    {:?},", f.params);
+    }
+    out.push_str("];\n\n");
+    out.push_str("/// `NAMES[feature]`: its parameter name without the phase token.\n");
+    out.push_str("pub const NAMES: [&str; COUNT] = [\n");
+    for f in &features {
+        let _ = writeln!(out, "    {:?},", f.base);
+    }
+    out.push_str("];\n\n");
+
+    // Square tables and numbered families, in first-appearance order.
+    let mut squares: BTreeMap<String, [Option<usize>; 64]> = BTreeMap::new();
+    let mut numbered: BTreeMap<String, BTreeMap<usize, usize>> = BTreeMap::new();
+    let mut idents: BTreeMap<String, String> = BTreeMap::new();
+    let mut claim = |ident: String, base: &str| {
+        if let Some(other) = idents.insert(ident.clone(), base.to_string())
+            && other != base
+        {
+            panic!("eval features '{other}' and '{base}' both generate the constant {ident}");
+        }
+    };
+    for (i, f) in features.iter().enumerate() {
+        if let Some((table, sq)) = square_suffix(&f.base) {
+            squares.entry(table.to_string()).or_insert([None; 64])[sq] = Some(i);
+            continue;
+        }
+        if let Some((family, n)) = number_suffix(&f.base) {
+            numbered.entry(family.to_string()).or_default().insert(n, i);
+        }
+        let ident = const_ident(&f.base);
+        claim(ident.clone(), &f.base);
+        let phases = match f.params {
+            [Some(_), Some(_)] => "mg, eg",
+            [Some(_), None] => "mg only",
+            _ => "eg only",
+        };
+        let _ = writeln!(
+            out,
+            "/// `{}` ({phases}).\npub const {ident}: usize = {i};",
+            f.base
+        );
+    }
+    for (table, entries) in &squares {
+        let missing: Vec<String> = (0..64)
+            .filter(|&sq| entries[sq].is_none())
+            .map(|sq| format!("{}{}", (b'a' + (sq % 8) as u8) as char, sq / 8 + 1))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "eval square table '{table}' has no entry for {}",
+            missing.join(", ")
+        );
+        let ident = const_ident(table);
+        claim(ident.clone(), table);
+        let list: Vec<String> = entries.iter().map(|e| e.unwrap().to_string()).collect();
+        let _ = writeln!(
+            out,
+            "/// `{table}_<square>`: the feature of each square, a1 = 0 .. h8 = 63 (White's view).\npub const {ident}: [usize; 64] = [{}];",
+            list.join(", ")
+        );
+    }
+    for (family, members) in &numbered {
+        let first = *members.keys().next().unwrap();
+        let last = *members.keys().last().unwrap();
+        assert!(
+            last - first + 1 == members.len(),
+            "eval features '{family}_{first}' .. '{family}_{last}' have a gap"
+        );
+        let ident = const_ident(family);
+        claim(ident.clone(), family);
+        let list: Vec<String> = members.values().map(|i| i.to_string()).collect();
+        let _ = writeln!(
+            out,
+            "/// `{family}_{first}` ..= `{family}_{last}`: index 0 is number {first}.\npub const {ident}: [usize; {}] = [{}];",
+            members.len(),
+            list.join(", ")
+        );
+    }
+    out
 }

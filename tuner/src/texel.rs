@@ -230,7 +230,7 @@ impl Data {
             parse_positions(&text).with_context(|| args.positions.display().to_string())?;
         let total = parsed.len();
         let material: [i32; 5] = std::array::from_fn(|r| {
-            params.get(features::params()[features::MATERIAL + r][0].expect("material_*_mg"))
+            params.get(features::PARAMS[features::MATERIAL[r]][features::MG].expect("material_*_mg"))
         });
         let quiet: Vec<(Position, f64)> = if args.no_quiet_filter {
             parsed
@@ -462,7 +462,8 @@ fn linearise(e: &mut Evaluator, pos: &Position, result: f64, slot: &[Option<u32>
         f64::from(c.phase) / f64::from(PHASE_MAX) * scale,
         f64::from(PHASE_MAX - c.phase) / f64::from(PHASE_MAX) * scale,
     ];
-    let mut constant = 0.0;
+    // King danger is not linear in its parameters: a constant here.
+    let mut constant = f64::from(c.offset.mg) * share[0] + f64::from(c.offset.eg) * share[1];
     let mut grads = Vec::with_capacity(c.features.len() * 2);
     for &(feature, n) in &c.features {
         let weights = e.weights()[feature as usize];

@@ -21,7 +21,7 @@ use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 use crate::params::Params;
 use crate::position::{Position, PsqTable};
-use features as f;
+use features::{self as f, Section};
 use pawns::{PawnTable, pawn_attacks, relative_rank};
 use shakmaty::attacks::{
     bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
@@ -89,7 +89,10 @@ impl SubAssign for S {
 /// Texel coefficients). [`NoTrace`] compiles to nothing.
 pub trait Tracer {
     const ON: bool;
-    fn add(&mut self, feature: usize, color: Color, count: i32);
+    /// `count` occurrences of `feature` for `color`, shown under `section` in the trace.
+    fn add(&mut self, section: Section, feature: usize, color: Color, count: i32);
+    /// A score of `color` that is not linear in the feature weights (king danger).
+    fn offset(&mut self, section: Section, color: Color, s: S);
 }
 
 /// The tracer of the normal, fast evaluation.
@@ -98,28 +101,55 @@ pub struct NoTrace;
 impl Tracer for NoTrace {
     const ON: bool = false;
     #[inline(always)]
-    fn add(&mut self, _: usize, _: Color, _: i32) {}
+    fn add(&mut self, _: Section, _: usize, _: Color, _: i32) {}
+    #[inline(always)]
+    fn offset(&mut self, _: Section, _: Color, _: S) {}
 }
 
-/// Per-feature counts of each side.
+/// Per-feature counts of each side, and for the trace every occurrence with its section.
 struct Counts {
     white: Vec<i32>,
     black: Vec<i32>,
+    /// (section, feature, colour, count) when recording for the trace.
+    occurrences: Option<Vec<(Section, usize, Color, i32)>>,
+    /// Non-linear scores (White minus Black), and by section for the trace.
+    offset: S,
+    offsets: Vec<(Section, Color, S)>,
+}
+
+impl Counts {
+    fn new(record: bool) -> Counts {
+        Counts {
+            white: vec![0; f::COUNT],
+            black: vec![0; f::COUNT],
+            occurrences: record.then(Vec::new),
+            offset: S::default(),
+            offsets: Vec::new(),
+        }
+    }
 }
 
 impl Tracer for Counts {
     const ON: bool = true;
-    fn add(&mut self, feature: usize, color: Color, count: i32) {
+    fn add(&mut self, section: Section, feature: usize, color: Color, count: i32) {
         match color {
             Color::White => self.white[feature] += count,
             Color::Black => self.black[feature] += count,
         }
+        if let Some(o) = &mut self.occurrences {
+            o.push((section, feature, color, count));
+        }
+    }
+    fn offset(&mut self, section: Section, color: Color, s: S) {
+        self.offset += signed(color, s);
+        self.offsets.push((section, color, s));
     }
 }
 
 /// A position's evaluation as a linear function of the weights (White's view):
 /// `white_score = scale/100 * (mg * phase + eg * (24 - phase)) / 24` with
-/// `mg = Σ coef * weight_mg` and `eg = Σ coef * weight_eg` over `features`.
+/// `mg = offset.mg + Σ coef * weight_mg` and `eg = offset.eg + Σ coef * weight_eg`
+/// over `features`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Coefficients {
     /// (feature, White count minus Black count), only non-zero ones.
@@ -128,6 +158,8 @@ pub struct Coefficients {
     pub phase: i32,
     /// Drawish-endgame scale in percent (100 = no scaling).
     pub scale: i32,
+    /// The part not linear in the feature weights (king danger), White minus Black.
+    pub offset: S,
 }
 
 /// Evaluates positions with tables derived from a [`Params`]; call [`Evaluator::refresh`]
@@ -142,6 +174,7 @@ pub struct Evaluator {
     psq_table: PsqTable,
     scale_opposite_bishops: i32,
     scale_no_pawns: i32,
+    king_danger: KingDanger,
     pawns: PawnTable,
     cache: Vec<CacheEntry>,
 }
@@ -190,6 +223,7 @@ impl Evaluator {
             psq_table: PsqTable::new(|_, _| S::default()),
             scale_opposite_bishops: 100,
             scale_no_pawns: 100,
+            king_danger: KingDanger::new(params),
             pawns: PawnTable::new(),
             cache: vec![CacheEntry::default(); 1 << EVAL_CACHE_BITS],
         };
@@ -199,7 +233,7 @@ impl Evaluator {
 
     /// Rebuilds the derived tables from the parameters.
     pub fn refresh(&mut self, params: &Params) {
-        for (feature, [mg, eg]) in f::params().iter().enumerate() {
+        for (feature, [mg, eg]) in f::PARAMS.iter().enumerate() {
             self.weights[feature] = S::new(
                 mg.map_or(0, |i| params.get(i)),
                 eg.map_or(0, |i| params.get(i)),
@@ -207,17 +241,18 @@ impl Evaluator {
         }
         for role in 0..6 {
             let material = if role < 5 {
-                self.weights[f::MATERIAL + role]
+                self.weights[f::MATERIAL[role]]
             } else {
                 S::default()
             };
             for sq in 0..64 {
-                self.psq[role][sq] = material + self.weights[f::PST + role * 64 + sq];
+                self.psq[role][sq] = material + self.weights[f::PST[role][sq]];
             }
         }
         self.psq_table = PsqTable::new(|role, sq| self.psq[role as usize - 1][sq as usize]);
         self.scale_opposite_bishops = params.scale_opposite_bishops_pct();
         self.scale_no_pawns = params.scale_no_pawns_pct();
+        self.king_danger = KingDanger::new(params);
         self.pawns.clear();
         self.cache.fill(CacheEntry::default());
     }
@@ -260,27 +295,25 @@ impl Evaluator {
 
     /// The per-term breakdown printed by the `eval` command.
     pub fn trace(&mut self, pos: &Position) -> EvalTrace {
-        let mut counts = Counts {
-            white: vec![0; f::COUNT],
-            black: vec![0; f::COUNT],
-        };
+        let mut counts = Counts::new(true);
         let (score, phase, scale) = self.white_score(pos.board(), &mut counts);
-        let mut terms: Vec<(String, i32, i32, i32, i32)> = f::TERM_ORDER
+        let mut terms: Vec<(String, i32, i32, i32, i32)> = Section::ALL
             .iter()
-            .map(|t| (t.to_string(), 0, 0, 0, 0))
+            .map(|s| (s.name().to_string(), 0, 0, 0, 0))
             .collect();
-        for feature in 0..f::COUNT {
-            let line = f::TERM_ORDER
+        let linear = counts.occurrences.unwrap_or_default().into_iter();
+        let linear =
+            linear.map(|(section, feature, color, n)| (section, color, self.weights[feature] * n));
+        for (section, color, s) in linear.chain(counts.offsets) {
+            let line = Section::ALL
                 .iter()
-                .position(|t| *t == f::term_name(feature))
-                .expect("every term is listed");
-            let w = self.weights[feature] * counts.white[feature];
-            let b = self.weights[feature] * counts.black[feature];
+                .position(|s| *s == section)
+                .expect("every section is listed");
             let t = &mut terms[line];
-            t.1 += w.mg;
-            t.2 += w.eg;
-            t.3 += b.mg;
-            t.4 += b.eg;
+            match color {
+                Color::White => (t.1, t.2) = (t.1 + s.mg, t.2 + s.eg),
+                Color::Black => (t.3, t.4) = (t.3 + s.mg, t.4 + s.eg),
+            }
         }
         EvalTrace {
             terms,
@@ -296,10 +329,7 @@ impl Evaluator {
 
     /// The evaluation as per-feature counts (White minus Black), phase and scale.
     pub fn coefficients(&mut self, pos: &Position) -> Coefficients {
-        let mut counts = Counts {
-            white: vec![0; f::COUNT],
-            black: vec![0; f::COUNT],
-        };
+        let mut counts = Counts::new(false);
         let (_, phase, scale) = self.white_score(pos.board(), &mut counts);
         let features = (0..f::COUNT)
             .filter_map(|i| {
@@ -311,6 +341,7 @@ impl Evaluator {
             features,
             phase,
             scale,
+            offset: counts.offset,
         }
     }
 
@@ -367,9 +398,9 @@ impl Evaluator {
                     side += self.psq[r][rel];
                     if T::ON {
                         if r < 5 {
-                            t.add(f::MATERIAL + r, color, 1);
+                            t.add(Section::Material, f::MATERIAL[r], color, 1);
                         }
-                        t.add(f::PST + r * 64 + rel, color, 1);
+                        t.add(Section::Psqt, f::PST[r][rel], color, 1);
                     }
                 }
             }
@@ -390,14 +421,24 @@ impl Evaluator {
             e.passed
         };
 
+        // Attack maps of both sides: pawns and king here, the pieces in `side_terms`;
+        // king danger reads both.
+        let mut maps = [AttackMap::default(); 2];
         for color in Color::ALL {
-            let side = self.side_terms(board, color, passed, occupied, t);
+            maps[color as usize] = AttackMap::pawns_and_king(board, color);
+        }
+        for color in Color::ALL {
+            let map = &mut maps[color as usize];
+            let side = self.side_terms(board, color, passed, occupied, map, t);
             score += signed(color, side);
+        }
+        for color in Color::ALL {
+            score += signed(color, self.king_danger(board, color, &maps, t));
         }
 
         // Tempo
         score += signed(pos.turn(), self.weights[f::TEMPO]);
-        t.add(f::TEMPO, pos.turn(), 1);
+        t.add(Section::Tempo, f::TEMPO, pos.turn(), 1);
 
         let tapered = (score.mg * phase + score.eg * (PHASE_MAX - phase)) / PHASE_MAX;
         let scale = self.scale(pos, tapered);
@@ -412,14 +453,15 @@ impl Evaluator {
         us: Color,
         passed: [u64; 2],
         occupied: u64,
+        map: &mut AttackMap,
         t: &mut T,
     ) -> S {
         let w = &self.weights;
         let them = !us;
         let mut s = S::default();
-        let mut add = |feature: usize, n: i32, t: &mut T| {
+        let mut add = |section: Section, feature: usize, n: i32, t: &mut T| {
             s += w[feature] * n;
-            t.add(feature, us, n);
+            t.add(section, feature, us, n);
         };
         let own = board.by_color(us).0;
         let enemy = board.by_color(them).0;
@@ -437,13 +479,12 @@ impl Evaluator {
         let enemy_pieces = enemy & !enemy_pawns & !board.kings().0;
         let n = (our_pawn_attacks & enemy_pieces).count_ones() as i32;
         if n > 0 {
-            add(f::THREAT_BY_PAWN, n, t);
+            add(Section::Threats, f::THREAT_BY_PAWN, n, t);
         }
 
         // Mobility, king attacks, threats by pieces, knight tropism, rooks and majors
         let mobility_area = !own & !pawn_attacks(them, enemy_pawns);
-        let king_zone = king_attacks(enemy_king).0 | (1u64 << enemy_king as u32);
-        let mut attackers = 0;
+        let king_zone = king_zone(enemy_king);
         let seventh_rank = match us {
             Color::White => 0xFFu64 << 48,
             Color::Black => 0xFFu64 << 8,
@@ -461,33 +502,45 @@ impl Evaluator {
                     _ => queen_attacks(sq, occ),
                 }
                 .0;
+                map.add(role, attacks);
                 let mobility = (attacks & mobility_area).count_ones() as i32;
-                add(f::MOBILITY + i, mobility - MOBILITY_CENTER[i], t);
+                add(
+                    Section::Mobility,
+                    f::MOBILITY[i],
+                    mobility - MOBILITY_CENTER[i],
+                    t,
+                );
                 let zone = (attacks & king_zone).count_ones() as i32;
                 if zone > 0 {
-                    attackers += 1;
-                    add(f::KING_ATTACK + i, zone, t);
+                    map.zone_hits += zone;
+                    map.zone_attackers += 1;
+                    map.zone_weight += self.king_danger.weight[i];
                 }
                 let sq_bb = 1u64 << sq as u32;
                 match role {
                     Role::Knight | Role::Bishop => {
                         let n = (attacks & enemy_rooks_queens).count_ones() as i32;
                         if n > 0 {
-                            add(f::THREAT_BY_MINOR, n, t);
+                            add(Section::Threats, f::THREAT_BY_MINOR, n, t);
                         }
                         if role == Role::Knight {
-                            add(f::KNIGHT_TROPISM, -(sq.distance(enemy_king) as i32), t);
+                            add(
+                                Section::KnightTropism,
+                                f::KNIGHT_TROPISM,
+                                -(sq.distance(enemy_king) as i32),
+                                t,
+                            );
                         }
                     }
                     Role::Rook => {
                         if attacks & enemy_queens != 0 {
-                            add(f::THREAT_BY_ROOK, 1, t);
+                            add(Section::Threats, f::THREAT_BY_ROOK, 1, t);
                         }
                         let file = pawns::FILE_A << (sq as usize % 8);
                         if file & all_pawns == 0 {
-                            add(f::ROOK_OPEN, 1, t);
+                            add(Section::RookFiles, f::ROOK_OPEN_FILE, 1, t);
                         } else if file & own_pawns == 0 {
-                            add(f::ROOK_SEMI_OPEN, 1, t);
+                            add(Section::RookFiles, f::ROOK_SEMI_OPEN_FILE, 1, t);
                         }
                     }
                     _ => {}
@@ -496,7 +549,7 @@ impl Evaluator {
                     && sq_bb & seventh_rank != 0
                     && enemy_king_on_back_rank
                 {
-                    add(f::MAJOR_SEVENTH, 1, t);
+                    add(Section::MajorsOnSeventh, f::MAJOR_SEVENTH, 1, t);
                 }
             }
         }
@@ -506,17 +559,13 @@ impl Evaluator {
         if enemy_king_on_back_rank && majors_on_seventh.count_ones() >= 2 {
             let first = Square::new(majors_on_seventh.trailing_zeros());
             if rook_attacks(first, occ).0 & majors_on_seventh != 0 {
-                add(f::MAJOR_SEVENTH_CONNECTED, 1, t);
+                add(Section::MajorsOnSeventh, f::MAJOR_SEVENTH_CONNECTED, 1, t);
             }
-        }
-
-        if attackers > 0 {
-            add(f::KING_ATTACKERS + attackers.min(7) - 1, 1, t);
         }
 
         // Bishop pair
         if (board.bishops() & board.by_color(us)).count() >= 2 {
-            add(f::BISHOP_PAIR, 1, t);
+            add(Section::BishopPair, f::BISHOP_PAIR, 1, t);
         }
 
         // King safety: pawn shield and open files around our king
@@ -533,18 +582,18 @@ impl Evaluator {
         };
         let near = (files & rank_mask(1) & own_pawns).count_ones() as i32;
         if near > 0 {
-            add(f::KING_SHIELD_NEAR, near, t);
+            add(Section::KingSafety, f::KING_SHIELD_NEAR, near, t);
         }
         let far = (files & rank_mask(2) & own_pawns).count_ones() as i32;
         if far > 0 {
-            add(f::KING_SHIELD_FAR, far, t);
+            add(Section::KingSafety, f::KING_SHIELD_FAR, far, t);
         }
         for file in king_file.saturating_sub(1)..=(king_file + 1).min(7) {
             let mask = pawns::FILE_A << file;
             if mask & all_pawns == 0 {
-                add(f::KING_OPEN_FILE, 1, t);
+                add(Section::KingSafety, f::KING_OPEN_FILE, 1, t);
             } else if mask & own_pawns == 0 {
-                add(f::KING_SEMI_OPEN_FILE, 1, t);
+                add(Section::KingSafety, f::KING_SEMI_OPEN_FILE, 1, t);
             }
         }
 
@@ -555,12 +604,86 @@ impl Evaluator {
             let sq = bb.trailing_zeros() as usize;
             bb &= bb - 1;
             if pawns::FRONT[ci][sq] & occupied == 0 {
-                add(f::PASSED_FREE_PATH, 1, t);
+                add(Section::PassedPawns, f::PAWN_PASSED_FREE_PATH, 1, t);
             }
             let stop = Square::new(if us == Color::White { sq + 8 } else { sq - 8 } as u32);
-            add(f::PASSED_KING_OWN, stop.distance(king) as i32, t);
-            add(f::PASSED_KING_ENEMY, stop.distance(enemy_king) as i32, t);
+            add(
+                Section::PassedPawns,
+                f::PAWN_PASSED_KING_OWN,
+                stop.distance(king) as i32,
+                t,
+            );
+            add(
+                Section::PassedPawns,
+                f::PAWN_PASSED_KING_ENEMY,
+                stop.distance(enemy_king) as i32,
+                t,
+            );
         }
+        s
+    }
+
+    // King danger
+    //
+    // The enemy's attack on our king zone (king square and its neighbours) as one
+    // count: attackers times their summed weights, attacked zone squares, weak zone
+    // squares, safe checks by piece type, minus own pawns in the zone and a missing
+    // enemy queen. Scored only when at least two pieces (or one and a queen) attack,
+    // quadratically in the middlegame (a lone attacker is harmless, a combined attack
+    // decisive) and linearly in the endgame. Not linear in its parameters, so Texel
+    // tuning sees it as a constant (`Coefficients::offset`).
+
+    /// Our king-danger penalty (negative), from the attack maps of both sides.
+    #[inline(always)]
+    fn king_danger<T: Tracer>(
+        &self,
+        board: &Board,
+        us: Color,
+        maps: &[AttackMap; 2],
+        t: &mut T,
+    ) -> S {
+        let k = &self.king_danger;
+        let them = !us;
+        let (ours, theirs) = (&maps[us as usize], &maps[them as usize]);
+        let enemy_queens = (board.queens() & board.by_color(them)).count() as i32;
+        if theirs.zone_attackers <= 1 - enemy_queens {
+            return S::default();
+        }
+        let king = board.king_of(us).expect("legal positions have kings");
+        let zone = king_zone(king);
+        // Weak: attacked, defended at most once and only by our queen or king.
+        let weak = theirs.all
+            & !ours.twice
+            & (!ours.all | ours.by[Role::Queen as usize - 1] | ours.by[Role::King as usize - 1]);
+        // Safe check squares: not occupied by them, undefended (or weak and attacked twice).
+        let safe = !board.by_color(them).0 & (!ours.all | (weak & theirs.twice));
+        let occ = board.occupied();
+        let diagonal = bishop_attacks(king, occ).0;
+        let straight = rook_attacks(king, occ).0;
+        let checks = [
+            knight_attacks(king).0,
+            diagonal,
+            straight,
+            diagonal | straight,
+        ];
+        let mut danger = theirs.zone_attackers * theirs.zone_weight
+            + k.zone_attack * theirs.zone_hits
+            + k.weak_square * (weak & zone).count_ones() as i32
+            + k.base;
+        let own_pawns = (board.pawns() & board.by_color(us)).0;
+        danger += k.friendly_pawn * (own_pawns & zone & !weak).count_ones() as i32;
+        if enemy_queens == 0 {
+            danger += k.no_queen;
+        }
+        for (i, squares) in checks.into_iter().enumerate() {
+            let n = (squares & safe & theirs.by[i + 1]).count_ones() as i32;
+            danger += k.check[i] * n;
+        }
+        if danger <= 0 {
+            return S::default();
+        }
+        let s = S::new(-danger * danger / k.quadratic_div, -danger / k.linear_div);
+        t.offset(Section::KingSafety, us, s);
         s
     }
 
@@ -582,12 +705,12 @@ impl Evaluator {
                 [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
                     .into_iter()
                     .map(|r| {
-                        self.weights[f::MATERIAL + r as usize - 1].mg
+                        self.weights[f::MATERIAL[r as usize - 1]].mg
                             * board.by_piece(r.of(c)).count() as i32
                     })
                     .sum()
             };
-            if npm(strong) - npm(!strong) < self.weights[f::MATERIAL + 3].mg {
+            if npm(strong) - npm(!strong) < self.weights[f::MATERIAL_ROOK].mg {
                 scale = scale.min(self.scale_no_pawns);
             }
         }
@@ -600,6 +723,101 @@ impl Evaluator {
             scale = scale.min(self.scale_opposite_bishops);
         }
         scale
+    }
+}
+
+// Attack maps
+
+/// The squares one side attacks, built once per evaluation and shared by the terms.
+#[derive(Clone, Copy, Debug, Default)]
+struct AttackMap {
+    /// By pawns, knights, bishops, rooks, queens, king (`Role as usize - 1`).
+    by: [u64; 6],
+    /// By anything.
+    all: u64,
+    /// By two or more pieces (pawns count as one).
+    twice: u64,
+    /// Attacks on enemy king-zone squares, counted per attacking piece (pawns as one).
+    zone_hits: i32,
+    /// Pieces (knight to queen) attacking the enemy king zone.
+    zone_attackers: i32,
+    /// Sum of those attackers' `king_danger_weight_*`.
+    zone_weight: i32,
+}
+
+impl AttackMap {
+    /// The map of `color`'s pawns and king; `side_terms` adds the pieces.
+    #[inline(always)]
+    fn pawns_and_king(board: &Board, color: Color) -> AttackMap {
+        let pawns = pawn_attacks(color, (board.pawns() & board.by_color(color)).0);
+        let king = king_attacks(board.king_of(color).expect("legal positions have kings")).0;
+        let enemy_king = board.king_of(!color).expect("legal positions have kings");
+        let mut by = [0; 6];
+        by[Role::Pawn as usize - 1] = pawns;
+        by[Role::King as usize - 1] = king;
+        AttackMap {
+            by,
+            all: pawns | king,
+            twice: pawns & king,
+            zone_hits: (pawns & king_zone(enemy_king)).count_ones() as i32,
+            zone_attackers: 0,
+            zone_weight: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn add(&mut self, role: Role, attacks: u64) {
+        self.twice |= self.all & attacks;
+        self.all |= attacks;
+        self.by[role as usize - 1] |= attacks;
+    }
+}
+
+/// The king's square and its neighbours.
+#[inline(always)]
+fn king_zone(king: Square) -> u64 {
+    king_attacks(king).0 | (1u64 << king as u32)
+}
+
+/// The king-danger parameters, read once per `refresh`.
+#[derive(Clone, Copy, Debug)]
+struct KingDanger {
+    /// Per attacker: knight, bishop, rook, queen.
+    weight: [i32; 4],
+    zone_attack: i32,
+    weak_square: i32,
+    friendly_pawn: i32,
+    no_queen: i32,
+    /// Per safe check square: knight, bishop, rook, queen.
+    check: [i32; 4],
+    base: i32,
+    quadratic_div: i32,
+    linear_div: i32,
+}
+
+impl KingDanger {
+    fn new(p: &Params) -> KingDanger {
+        KingDanger {
+            weight: [
+                p.king_danger_weight_knight(),
+                p.king_danger_weight_bishop(),
+                p.king_danger_weight_rook(),
+                p.king_danger_weight_queen(),
+            ],
+            zone_attack: p.king_danger_zone_attack(),
+            weak_square: p.king_danger_weak_square(),
+            friendly_pawn: p.king_danger_friendly_pawn(),
+            no_queen: p.king_danger_no_queen(),
+            check: [
+                p.king_danger_check_knight(),
+                p.king_danger_check_bishop(),
+                p.king_danger_check_rook(),
+                p.king_danger_check_queen(),
+            ],
+            base: p.king_danger_base(),
+            quadratic_div: p.king_danger_quadratic_div().max(1),
+            linear_div: p.king_danger_linear_div().max(1),
+        }
     }
 }
 
@@ -645,7 +863,6 @@ impl std::fmt::Display for EvalTrace {
 #[cfg(test)]
 mod cache_tests {
     use super::*;
-    use crate::params::index_of;
 
     /// Cached evaluations equal fresh ones, also after the parameters changed.
     #[test]
@@ -660,9 +877,8 @@ mod cache_tests {
         });
         for round in 0..3 {
             if round == 2 {
-                params
-                    .set(index_of("material_knight_mg").unwrap(), 400)
-                    .unwrap();
+                let knight_mg = f::PARAMS[f::MATERIAL_KNIGHT][f::MG].unwrap();
+                params.set(knight_mg, 400).unwrap();
                 cached.refresh(&params);
             }
             let mut fresh = Evaluator::new(&params);

@@ -4,7 +4,7 @@
 //! collisions). Passed-pawn terms that depend on other pieces (free path, king
 //! distance) are scored each time from the cached passed-pawn sets.
 
-use super::features as f;
+use super::features::{self as f, Section};
 use super::{S, Tracer};
 use shakmaty::Color;
 
@@ -157,9 +157,9 @@ pub fn evaluate<T: Tracer>(weights: &[S], white: u64, black: u64, t: &mut T) -> 
         let opp_attacks = pawn_attacks(!color, opp);
         let defended = pawn_attacks(color, own);
         let mut side = S::default();
-        let mut add = |feature: usize, t: &mut T| {
+        let mut add = |section: Section, feature: usize, t: &mut T| {
             side += weights[feature];
-            t.add(feature, color, 1);
+            t.add(section, feature, color, 1);
         };
         let mut bb = own;
         while bb != 0 {
@@ -172,17 +172,17 @@ pub fn evaluate<T: Tracer>(weights: &[S], white: u64, black: u64, t: &mut T) -> 
             let isolated = adjacent_files(file) & own == 0;
             let is_passed = !doubled && PASSED[ci][sq] & opp == 0;
             if doubled {
-                add(f::DOUBLED, t);
+                add(Section::PawnStructure, f::PAWN_DOUBLED, t);
             }
             if isolated {
-                add(f::ISOLATED, t);
+                add(Section::PawnStructure, f::PAWN_ISOLATED, t);
             }
             if defended & bit != 0 {
-                add(f::CONNECTED, t);
+                add(Section::PawnStructure, f::PAWN_CONNECTED, t);
             }
             let beside = ((bit & !(FILE_A << 7)) << 1) | ((bit & !FILE_A) >> 1);
             if beside & own != 0 {
-                add(f::PHALANX, t);
+                add(Section::PawnStructure, f::PAWN_PHALANX, t);
             }
             // Backward: every own pawn on the adjacent files is in front of it, and the
             // stop square is attacked by an enemy pawn, so it cannot advance safely.
@@ -193,12 +193,12 @@ pub fn evaluate<T: Tracer>(weights: &[S], white: u64, black: u64, t: &mut T) -> 
                 };
                 let behind_or_level = adjacent_files(file) & !PASSED[ci][sq] & own;
                 if behind_or_level == 0 && stop & opp_attacks != 0 {
-                    add(f::BACKWARD, t);
+                    add(Section::PawnStructure, f::PAWN_BACKWARD, t);
                 }
             }
             if is_passed && (1..=6).contains(&rr) {
                 passed[color as usize] |= bit;
-                add(f::PASSED_RANK + rr - 1, t);
+                add(Section::PassedPawns, f::PAWN_PASSED_RANK[rr - 1], t);
             }
         }
         match color {

@@ -4,6 +4,7 @@
 use super::features as f;
 use super::*;
 use crate::params::{PARAM_SPECS, index_of};
+use shakmaty::Square::{B1, E4};
 
 fn pos(fen: &str) -> Position {
     Position::from_fen(fen, false).unwrap()
@@ -12,10 +13,7 @@ fn pos(fen: &str) -> Position {
 /// (White count, Black count) of a feature in a position.
 fn count(fen: &str, feature: usize) -> (i32, i32) {
     let mut e = Evaluator::new(&Params::default());
-    let mut c = Counts {
-        white: vec![0; f::COUNT],
-        black: vec![0; f::COUNT],
-    };
+    let mut c = Counts::new(false);
     e.white_score(pos(fen).board(), &mut c);
     (c.white[feature], c.black[feature])
 }
@@ -24,11 +22,11 @@ fn eval_with(params: &Params, fen: &str) -> i32 {
     Evaluator::new(params).evaluate(&pos(fen))
 }
 
-/// Params with `name` moved by `delta`.
-fn nudged(name: &str, delta: i32) -> Params {
+/// Params with the `phase` weight (`f::MG` or `f::EG`) of `feature` moved by `delta`.
+fn nudged(feature: usize, phase: usize, delta: i32) -> Params {
     let mut p = Params::default();
-    let v = p.get_by_name(name).unwrap();
-    p.set(index_of(name).unwrap(), v + delta).unwrap();
+    let i = f::PARAMS[feature][phase].expect("the feature has a weight in this phase");
+    p.set(i, p.get(i) + delta).unwrap();
     p
 }
 
@@ -36,11 +34,14 @@ fn nudged(name: &str, delta: i32) -> Params {
 #[test]
 fn isolated_pawn_scores_exactly_its_parameter() {
     let fen = "4k3/8/8/8/8/8/P7/4K3 w - - 0 1";
-    assert_eq!(count(fen, f::ISOLATED), (1, 0));
+    assert_eq!(count(fen, f::PAWN_ISOLATED), (1, 0));
     let base = eval_with(&Params::default(), fen);
-    assert_eq!(eval_with(&nudged("pawn_isolated_eg", 7), fen) - base, 7);
+    assert_eq!(
+        eval_with(&nudged(f::PAWN_ISOLATED, f::EG, 7), fen) - base,
+        7
+    );
     // Middlegame weight has no effect at phase 0.
-    assert_eq!(eval_with(&nudged("pawn_isolated_mg", 7), fen), base);
+    assert_eq!(eval_with(&nudged(f::PAWN_ISOLATED, f::MG, 7), fen), base);
     // The trace shows the isolated weight as the whole pawn-structure term.
     let tr = Evaluator::new(&Params::default()).trace(&pos(fen));
     let ps = tr.terms.iter().find(|t| t.0 == "pawn structure").unwrap();
@@ -55,36 +56,36 @@ fn isolated_pawn_scores_exactly_its_parameter() {
 fn pawn_structure_terms() {
     // Doubled on c (c2 behind c3), both isolated; e4/d4 phalanx, f3 defends e4.
     let fen = "4k3/8/8/8/3PP3/2P2P2/2P5/4K3 w - - 0 1";
-    assert_eq!(count(fen, f::DOUBLED), (1, 0));
-    assert_eq!(count(fen, f::PHALANX), (2, 0));
-    assert_eq!(count(fen, f::CONNECTED), (2, 0)); // d4 by c3, e4 by f3
-    assert_eq!(count(fen, f::ISOLATED), (0, 0));
+    assert_eq!(count(fen, f::PAWN_DOUBLED), (1, 0));
+    assert_eq!(count(fen, f::PAWN_PHALANX), (2, 0));
+    assert_eq!(count(fen, f::PAWN_CONNECTED), (2, 0)); // d4 by c3, e4 by f3
+    assert_eq!(count(fen, f::PAWN_ISOLATED), (0, 0));
     // Backward: Black d6 has its only neighbour c5 in front, and d5 is covered by c4/e4.
     let fen = "4k3/8/3p4/2p5/2P1P3/8/8/4K3 b - - 0 1";
-    assert_eq!(count(fen, f::BACKWARD), (0, 1));
+    assert_eq!(count(fen, f::PAWN_BACKWARD), (0, 1));
     // Passed pawns by rank, free path, king distances.
     let fen = "4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1";
     // g2 is Black's relative rank 7 too.
-    assert_eq!(count(fen, f::PASSED_RANK + 5), (1, 1));
-    assert_eq!(count(fen, f::PASSED_FREE_PATH), (1, 1));
+    assert_eq!(count(fen, f::PAWN_PASSED_RANK[5]), (1, 1));
+    assert_eq!(count(fen, f::PAWN_PASSED_FREE_PATH), (1, 1));
     // b7 stop square b8: own king e1 is 7 away, enemy king e8 is 3 away.
     // g2 stop square g1: own king e8 is 7 away, enemy king e1 is 2 away.
-    assert_eq!(count(fen, f::PASSED_KING_OWN), (7, 7));
-    assert_eq!(count(fen, f::PASSED_KING_ENEMY), (3, 2));
+    assert_eq!(count(fen, f::PAWN_PASSED_KING_OWN), (7, 7));
+    assert_eq!(count(fen, f::PAWN_PASSED_KING_ENEMY), (3, 2));
     // A blocked passer has no free path; a pawn facing an enemy pawn is not passed.
     let fen = "4k3/8/1n6/1P6/8/8/8/4K3 w - - 0 1";
-    assert_eq!(count(fen, f::PASSED_RANK + 3), (1, 0));
-    assert_eq!(count(fen, f::PASSED_FREE_PATH), (0, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_RANK[3]), (1, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_FREE_PATH), (0, 0));
     let fen = "4k3/8/2p5/1P6/8/8/8/4K3 w - - 0 1";
-    assert_eq!(count(fen, f::PASSED_RANK + 3), (0, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_RANK[3]), (0, 0));
 }
 
 #[test]
 fn rooks_majors_tropism_and_bishop_pair() {
     // The a file is open for both; the h file is semi-open for Black only.
     let fen = "r3k2r/1pppppp1/8/8/8/8/1PPPPPPP/R3K2R w - - 0 1";
-    assert_eq!(count(fen, f::ROOK_OPEN), (1, 1));
-    assert_eq!(count(fen, f::ROOK_SEMI_OPEN), (0, 1));
+    assert_eq!(count(fen, f::ROOK_OPEN_FILE), (1, 1));
+    assert_eq!(count(fen, f::ROOK_SEMI_OPEN_FILE), (0, 1));
     // Rb7 and Rg7 defend each other along the 7th, black king on h8.
     let fen = "7k/1R4R1/8/8/8/8/8/K7 w - - 0 1";
     assert_eq!(count(fen, f::MAJOR_SEVENTH), (2, 0));
@@ -101,7 +102,7 @@ fn rooks_majors_tropism_and_bishop_pair() {
     let base = eval_with(&Params::default(), fen);
     // Phase 1 (the knight): the eg weight counts 23/24, so 12 cp more penalty per
     // square costs 7 * 12 * 23/24 = 80.5 cp, give or take the rounding.
-    let drop = base - eval_with(&nudged("knight_tropism_eg", 12), fen);
+    let drop = base - eval_with(&nudged(f::KNIGHT_TROPISM, f::EG, 12), fen);
     assert!((80..=81).contains(&drop), "{drop}");
     let fen = "2b1kb2/8/8/8/8/8/8/2B1KB2 w - - 0 1";
     assert_eq!(count(fen, f::BISHOP_PAIR), (1, 1));
@@ -122,12 +123,106 @@ fn king_safety_terms() {
     // e7 is White's: Black's e file is semi-open; d and f open.
     assert_eq!(count(fen, f::KING_SEMI_OPEN_FILE), (0, 1));
     assert_eq!(count(fen, f::KING_OPEN_FILE).1, 2);
-    // Queen on h5 and knight on g5 attack the zone of a king on g8.
-    let fen = "6k1/5ppp/8/6NQ/8/8/8/6K1 w - - 0 1";
-    let (q, n) = (count(fen, f::KING_ATTACK + 3), count(fen, f::KING_ATTACK));
-    assert!(q.0 > 0 && n.0 > 0, "{q:?} {n:?}");
-    assert_eq!(count(fen, f::KING_ATTACKERS + 1), (1, 0)); // two attackers
-    assert_eq!(count(fen, f::KING_ATTACKERS), (0, 0));
+}
+
+/// The king-safety line of the trace: (White mg, White eg, Black mg, Black eg).
+fn king_safety_line(p: &Params, fen: &str) -> (i32, i32, i32, i32) {
+    let tr = Evaluator::new(p).trace(&pos(fen));
+    let l = tr.terms.iter().find(|t| t.0 == "king safety").unwrap();
+    (l.1, l.2, l.3, l.4)
+}
+
+/// Params with every king-danger input zero except those `set` gives (divisors kept).
+fn only_danger(set: impl Fn(&mut Params)) -> Params {
+    let mut p = Params::default();
+    for (field, v) in [
+        (&mut p.king_danger_weight_knight, 0),
+        (&mut p.king_danger_weight_bishop, 0),
+        (&mut p.king_danger_weight_rook, 0),
+        (&mut p.king_danger_weight_queen, 0),
+        (&mut p.king_danger_zone_attack, 0),
+        (&mut p.king_danger_weak_square, 0),
+        (&mut p.king_danger_friendly_pawn, 0),
+        (&mut p.king_danger_no_queen, 0),
+        (&mut p.king_danger_check_knight, 0),
+        (&mut p.king_danger_check_bishop, 0),
+        (&mut p.king_danger_check_rook, 0),
+        (&mut p.king_danger_check_queen, 0),
+        (&mut p.king_danger_base, 0),
+        (&mut p.king_shield_near_mg, 0),
+        (&mut p.king_shield_far_mg, 0),
+        (&mut p.king_open_file_mg, 0),
+        (&mut p.king_semi_open_file_mg, 0),
+    ] {
+        *field = v;
+    }
+    p.king_danger_quadratic_div = 100;
+    p.king_danger_linear_div = 10;
+    set(&mut p);
+    p
+}
+
+#[test]
+fn king_danger_counts_attackers_zone_weak_squares_and_checks() {
+    // Queen h5 and knight g5 against a king on g8 behind f7 g7 h7. White king far.
+    let fen = "6k1/5ppp/8/6NQ/8/8/8/K7 w - - 0 1";
+    // Two attackers (knight 3, queen 5 in these units): 2 * (3 + 5) = 16 danger,
+    // 16² / 100 = 2 mg and 16 / 10 = 1 eg for Black to lose.
+    let p = only_danger(|p| {
+        p.king_danger_weight_knight = 3;
+        p.king_danger_weight_queen = 5;
+    });
+    assert_eq!(king_safety_line(&p, fen), (0, 0, -2, -1));
+    // One attacker without a queen is no attack: the knight alone scores nothing.
+    let lone = "6k1/5ppp/8/6N1/8/8/8/K7 w - - 0 1";
+    assert_eq!(king_safety_line(&p, lone), (0, 0, 0, 0));
+    // A lone queen counts (one attacker and a queen): 1 * 5 = 5 danger, 25 / 100 = 0.
+    let p_base = only_danger(|p| {
+        p.king_danger_weight_queen = 5;
+        p.king_danger_base = 15;
+    });
+    let queen = "6k1/5ppp/8/7Q/8/8/8/K7 w - - 0 1";
+    assert_eq!(king_safety_line(&p_base, queen), (0, 0, -4, -2)); // 20² / 100, 20 / 10
+    // Zone hits: Qh5 and Ng5 each hit f7 and h7 (counted per piece): 4 * 10 = 40.
+    let p = only_danger(|p| p.king_danger_zone_attack = 10);
+    assert_eq!(king_safety_line(&p, fen), (0, 0, -16, -4));
+    // Weak zone squares: f7 and h7 are attacked and defended by the king alone.
+    let p = only_danger(|p| p.king_danger_weak_square = 10);
+    assert_eq!(king_safety_line(&p, fen), (0, 0, -4, -2));
+    // Own pawns in the zone on squares that are not weak (g7 only): 2 * 20 - 5 = 35.
+    let p = only_danger(|p| {
+        p.king_danger_weight_knight = 10;
+        p.king_danger_weight_queen = 10;
+        p.king_danger_friendly_pawn = -5;
+    });
+    assert_eq!(king_safety_line(&p, fen), (0, 0, -12, -3));
+    // Safe checks: Qxf7+ and Qxh7+ (weak squares attacked twice); the knight has no
+    // check square. 2 * 1 + 2 * 20 = 42.
+    let p = only_danger(|p| {
+        p.king_danger_weight_knight = 1;
+        p.king_danger_check_queen = 20;
+        p.king_danger_check_knight = 50;
+    });
+    assert_eq!(king_safety_line(&p, fen), (0, 0, -17, -4));
+    // A missing enemy queen lowers the danger (negative weight): rook + knight attack.
+    let no_queen = "6k1/5ppp/8/6N1/8/8/8/K6R w - - 0 1";
+    let p = only_danger(|p| {
+        p.king_danger_weight_knight = 10;
+        p.king_danger_weight_rook = 10;
+    });
+    let with_penalty = only_danger(|p| {
+        p.king_danger_weight_knight = 10;
+        p.king_danger_weight_rook = 10;
+        p.king_danger_no_queen = -30;
+    });
+    assert_eq!(king_safety_line(&p, no_queen).2, -(40 * 40) / 100);
+    assert_eq!(
+        king_safety_line(&with_penalty, no_queen).2,
+        -(10 * 10) / 100
+    );
+    // The penalty goes into `Coefficients::offset` (not linear in its parameters).
+    let c = Evaluator::new(&p).coefficients(&pos(no_queen));
+    assert_eq!(c.offset, S::new(16, 4));
 }
 
 #[test]
@@ -143,10 +238,10 @@ fn threats_mobility_and_tempo() {
     assert_eq!(count(fen, f::THREAT_BY_ROOK), (1, 0));
     // A knight in the corner sees 2 squares: counted from the typical 4.
     let fen = "4k3/8/8/8/8/8/8/N3K3 w - - 0 1";
-    assert_eq!(count(fen, f::MOBILITY), (2 - MOBILITY_CENTER[0], 0));
+    assert_eq!(count(fen, f::MOBILITY[0]), (2 - MOBILITY_CENTER[0], 0));
     // Enemy pawn attacks shrink it: b3 is covered by the a4 pawn.
     let fen = "4k3/8/8/8/p7/8/8/N3K3 w - - 0 1";
-    assert_eq!(count(fen, f::MOBILITY), (1 - MOBILITY_CENTER[0], 0));
+    assert_eq!(count(fen, f::MOBILITY[0]), (1 - MOBILITY_CENTER[0], 0));
     assert_eq!(count(fen, f::TEMPO), (1, 0));
     let black = "4k3/8/8/8/p7/8/8/N3K3 b - - 0 1";
     assert_eq!(count(black, f::TEMPO), (0, 1));
@@ -190,19 +285,34 @@ fn phase_tapers_between_middlegame_and_endgame() {
     // The pure middlegame ignores eg weights and vice versa.
     let start = crate::position::START_FEN;
     let base = eval_with(&Params::default(), start);
-    assert_eq!(eval_with(&nudged("pst_knight_eg_b1", 20), start), base);
-    assert_eq!(eval_with(&nudged("pst_knight_mg_b1", 20), start), base);
-    assert_eq!(eval_with(&nudged("pst_knight_mg_e4", 20), start), base);
-    assert_eq!(eval_with(&nudged("tempo_mg", 5), start), base + 5);
+    assert_eq!(
+        eval_with(&nudged(f::PST_KNIGHT[B1 as usize], f::EG, 20), start),
+        base
+    );
+    assert_eq!(
+        eval_with(&nudged(f::PST_KNIGHT[B1 as usize], f::MG, 20), start),
+        base
+    );
+    assert_eq!(
+        eval_with(&nudged(f::PST_KNIGHT[E4 as usize], f::MG, 20), start),
+        base
+    );
+    assert_eq!(eval_with(&nudged(f::TEMPO, f::MG, 5), start), base + 5);
     // A table entry counts by the phase: knight + queen is phase 5.
     let fen = "4k3/8/8/8/4N3/8/8/Q3K3 w - - 0 1";
     let before = eval_with(&Params::default(), fen);
-    assert_eq!(eval_with(&nudged("pst_knight_mg_e4", 24), fen) - before, 5);
-    assert_eq!(eval_with(&nudged("pst_knight_eg_e4", 24), fen) - before, 19);
+    assert_eq!(
+        eval_with(&nudged(f::PST_KNIGHT[E4 as usize], f::MG, 24), fen) - before,
+        5
+    );
+    assert_eq!(
+        eval_with(&nudged(f::PST_KNIGHT[E4 as usize], f::EG, 24), fen) - before,
+        19
+    );
     // A weight counts by phase / 24 in the middlegame.
     let fen = "r3k3/8/8/8/8/8/8/RQ2K3 w - - 0 1"; // phase 2 + 2 + 4 = 8
     let before = eval_with(&Params::default(), fen);
-    let after = eval_with(&nudged("tempo_mg", 24), fen);
+    let after = eval_with(&nudged(f::TEMPO, f::MG, 24), fen);
     assert_eq!(after - before, 8);
 }
 
@@ -264,7 +374,7 @@ fn coefficients_reproduce_the_evaluation() {
     let mut e = Evaluator::new(&Params::default());
     for p in random_positions(1500, 11) {
         let c = e.coefficients(&p);
-        let (mut mg, mut eg) = (0i64, 0i64);
+        let (mut mg, mut eg) = (i64::from(c.offset.mg), i64::from(c.offset.eg));
         for &(feat, n) in &c.features {
             mg += i64::from(n) * i64::from(e.weights()[feat as usize].mg);
             eg += i64::from(n) * i64::from(e.weights()[feat as usize].eg);
@@ -295,50 +405,30 @@ fn pawn_cache_agrees_with_a_fresh_evaluation() {
 }
 
 #[test]
-fn every_eval_parameter_changes_the_evaluation_somewhere() {
+fn every_eval_weight_changes_the_evaluation_somewhere() {
     let mut positions = random_positions(400, 5);
     // Pawns on the 7th and 2nd ranks are rare in playouts.
     positions.push(pos("7q/PPPPPPPP/8/7k/K7/8/8/Q7 w - - 0 1"));
     positions.push(pos("6k1/1R3R2/8/8/8/8/8/Q3K3 w - - 0 1"));
-    let mut used = vec![false; PARAM_SPECS.len()];
-    for pair in f::params() {
-        for i in pair.iter().flatten() {
-            used[*i] = true;
-        }
-    }
-    let eval_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../params/eval.json");
-    let eval_file = occam_params::ParamFile::load(&eval_file).unwrap();
-    for (i, spec) in PARAM_SPECS.iter().enumerate() {
-        if !eval_file.entries.iter().any(|e| e.name == spec.name) {
-            continue;
-        }
-        let is_scale = spec.name.starts_with("scale_");
-        // Pawn PST entries on ranks 1 and 8 can never apply.
-        let dead = spec.name.starts_with("pst_pawn_")
-            && (spec.name.ends_with('1') || spec.name.ends_with('8'));
-        assert!(used[i] || is_scale, "{} is read by no feature", spec.name);
-        if is_scale || dead {
-            continue;
-        }
+    let mut a = Evaluator::new(&Params::default());
+    for feature in 0..f::COUNT {
         // Tables are covered by `coefficients_reproduce_the_evaluation` and the taper test.
-        // (and many attackers are rare in playouts; `king_safety_terms` counts them).
-        if spec.name.starts_with("pst_")
-            || spec.name.starts_with("king_attackers_")
-                && !spec.name.starts_with("king_attackers_1")
-        {
+        if f::PST.iter().any(|t| t.contains(&feature)) {
             continue;
         }
-        let mut p = Params::default();
-        let v = p.get(i);
-        p.set(i, if v + 10 <= spec.max { v + 10 } else { v - 10 })
-            .unwrap();
-        let mut a = Evaluator::new(&Params::default());
-        let mut b = Evaluator::new(&p);
-        assert!(
-            positions.iter().any(|x| a.evaluate(x) != b.evaluate(x)),
-            "{} changes no evaluation",
-            spec.name
-        );
+        for &i in f::PARAMS[feature].iter().flatten() {
+            let spec = &PARAM_SPECS[i];
+            let mut p = Params::default();
+            let v = p.get(i);
+            p.set(i, if v + 10 <= spec.max { v + 10 } else { v - 10 })
+                .unwrap();
+            let mut b = Evaluator::new(&p);
+            assert!(
+                positions.iter().any(|x| a.evaluate(x) != b.evaluate(x)),
+                "{} changes no evaluation",
+                spec.name
+            );
+        }
     }
 }
 
@@ -349,9 +439,10 @@ fn setting_a_parameter_by_name_changes_eval_after_refresh() {
     let fen = "4k3/8/8/8/8/8/P7/4K3 w - - 0 1";
     let before = e.evaluate(&pos(fen));
     let mut p = p0.clone();
+    let pawn_eg = f::PARAMS[f::MATERIAL_PAWN][f::EG].unwrap();
     p.set_by_name(
-        "material_pawn_eg",
-        &(p0.material_pawn_eg() + 13).to_string(),
+        PARAM_SPECS[pawn_eg].name,
+        &(p0.get(pawn_eg) + 13).to_string(),
     )
     .unwrap();
     e.refresh(&p);
@@ -375,18 +466,23 @@ fn material_only_variant_has_the_same_names_and_zero_extras() {
             .collect()
     };
     assert_eq!(names(&full), names(&mo));
+    let weight_of = |features: &[usize], i: usize| {
+        features
+            .iter()
+            .any(|&feature| f::PARAMS[feature].contains(&Some(i)))
+    };
+    let all: Vec<usize> = (0..f::COUNT).collect();
     let mut p = Params::default();
     for e in mo["params"].as_array().unwrap() {
         let name = e["name"].as_str().unwrap();
         let v = e["value"].as_i64().unwrap() as i32;
-        if !name.starts_with("material_") {
-            assert_eq!(
-                v,
-                if name.starts_with("scale_") { 100 } else { 0 },
-                "{name}"
-            );
+        let i = index_of(name).unwrap();
+        // Weights other than material are zero (the plain parameters are checked by
+        // the evaluations below).
+        if !weight_of(&f::MATERIAL, i) && weight_of(&all, i) {
+            assert_eq!(v, 0, "{name}");
         }
-        p.set(index_of(name).unwrap(), v).unwrap();
+        p.set(i, v).unwrap();
     }
     // Material only: the start position and its mirror-image pawn moves are all 0.
     let mut e = Evaluator::new(&p);
@@ -400,6 +496,18 @@ fn material_only_variant_has_the_same_names_and_zero_extras() {
     assert_eq!(
         e.evaluate(&pos("4k3/8/8/8/8/8/PP6/4K3 w - - 0 1")),
         2 * p.material_pawn_eg()
+    );
+    // No king danger, no scaling: a queen and knight on the king count as material
+    // (phase 5 of 24).
+    let attack = pos("6k1/5ppp/8/6NQ/8/8/5PPP/6K1 w - - 0 1");
+    let mg = p.material_knight_mg() + p.material_queen_mg();
+    let eg = p.material_knight_eg() + p.material_queen_eg();
+    assert_eq!(e.evaluate(&attack), (mg * 5 + eg * 19) / 24);
+    let tr = e.trace(&attack);
+    assert!(
+        tr.terms
+            .iter()
+            .all(|l| l.0 == "material" || l.1 == 0 && l.3 == 0)
     );
 }
 

@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Writes params/variants/material_only.json from params/eval.json.
+
+The material-only variant is the baseline of `tuner match` against the full
+evaluation: the same entries as eval.json, every weight (an entry with an `_mg` or
+`_eg` token, see engine/src/eval/features.rs) zero except material, the king-danger
+inputs zero, divisors (`*_div`) kept, and the `scale_*` percentages at 100 (no scaling). eval.json is the one
+source of the term list: after adding, renaming or removing an entry there, run
+
+    python3 scripts/gen_material_only.py
+
+(`material_only_variant_has_the_same_names_and_zero_extras` fails until you do).
+"""
+import json, os
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+def dump(path, doc):
+    # One entry per line, as in eval.json.
+    lines = ["{", f'  "$schema": {json.dumps(doc["$schema"])},', f'  "group": {json.dumps(doc["group"])},',
+             f'  "description": {json.dumps(doc["description"])},', '  "params": [']
+    lines.append(",\n".join(f"    {json.dumps(p)}" for p in doc["params"]))
+    lines += ["  ]", "}"]
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(tmp, path)
+
+
+with open(os.path.join(ROOT, "params/eval.json")) as f:
+    doc = json.load(f)
+doc["$schema"] = "../schema.json"
+doc["description"] = ("Material-only evaluation (PeSTO material; every other term zero, no scaling): "
+                      "the baseline for matches against the full evaluation.")
+for p in doc["params"]:
+    name = p["name"]
+    if name.startswith("material_") or name.endswith("_div"):
+        continue  # material, and divisors (never zero) of terms zeroed elsewhere
+    v = 100 if name.startswith("scale_") else 0
+    p["value"] = p["start"] = v
+dump(os.path.join(ROOT, "params/variants/material_only.json"), doc)
+print(len(doc["params"]), "parameters")
