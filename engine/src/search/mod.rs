@@ -557,7 +557,9 @@ impl Worker {
 
     /// Principal variation search. `depth` is the draft (plies to the horizon),
     /// `ply` the distance from the root: extensions and reductions change the
-    /// former, stacks are indexed by the latter.
+    /// former, stacks are indexed by the latter. `cut_node`: a null-window node
+    /// expected to fail high (Stockfish's flag; never set at PV nodes).
+    #[allow(clippy::too_many_arguments)]
     fn negamax(
         &mut self,
         ctx: &Ctx,
@@ -566,6 +568,7 @@ impl Worker {
         mut beta: i32,
         depth: i32,
         ply: usize,
+        cut_node: bool,
     ) -> i32 {
         self.pv_len[ply] = ply;
         if depth <= 0 {
@@ -692,7 +695,7 @@ impl Worker {
                 let verify_depth = p.nmp_verify_depth();
                 self.set_current_move(ply, None, us);
                 self.keys.push(pos.hash());
-                let v = -self.negamax(ctx, &null, -beta, -beta + 1, depth - r, ply + 1);
+                let v = -self.negamax(ctx, &null, -beta, -beta + 1, depth - r, ply + 1, !cut_node);
                 self.keys.pop();
                 if self.stopped {
                     return 0;
@@ -705,7 +708,7 @@ impl Worker {
                     // A nested verification keeps the outer one's limit afterwards.
                     let outer_min_ply = self.nmp_min_ply;
                     self.nmp_min_ply = ply + (3 * (depth - r) / 4).max(0) as usize;
-                    let w = self.negamax(ctx, pos, beta - 1, beta, depth - r, ply);
+                    let w = self.negamax(ctx, pos, beta - 1, beta, depth - r, ply, false);
                     self.nmp_min_ply = outer_min_ply;
                     if self.stopped {
                         return 0;
@@ -736,7 +739,15 @@ impl Worker {
                     self.keys.push(pos.hash());
                     let mut v = -self.qsearch(ctx, &child, -pc_beta, -pc_beta + 1, ply + 1);
                     if v >= pc_beta && pc_depth > 0 {
-                        v = -self.negamax(ctx, &child, -pc_beta, -pc_beta + 1, pc_depth, ply + 1);
+                        v = -self.negamax(
+                            ctx,
+                            &child,
+                            -pc_beta,
+                            -pc_beta + 1,
+                            pc_depth,
+                            ply + 1,
+                            !cut_node,
+                        );
                     }
                     self.keys.pop();
                     if self.stopped {
@@ -853,7 +864,7 @@ impl Worker {
             {
                 let s_beta = h.score - p.ext_se_beta_mult() * depth;
                 self.stack[ply].excluded = Some(m);
-                let v = self.negamax(ctx, pos, s_beta - 1, s_beta, (depth - 1) / 2, ply);
+                let v = self.negamax(ctx, pos, s_beta - 1, s_beta, (depth - 1) / 2, ply, cut_node);
                 self.stack[ply].excluded = None;
                 self.stack[ply].static_eval = static_eval;
                 self.stack[ply].improving_rate = improving_rate;
@@ -884,11 +895,16 @@ impl Worker {
             // PVS: full window for the first move, null window (maybe reduced) for the rest.
             let mut score;
             if moves_searched == 1 {
-                score = -self.negamax(ctx, &child, -beta, -alpha, new_depth, ply + 1);
+                // The first move of a PV node is a PV node; at other nodes the
+                // child's expected type is the opposite of this one's.
+                let child_cut = !pv_node && !cut_node;
+                score = -self.negamax(ctx, &child, -beta, -alpha, new_depth, ply + 1, child_cut);
             } else {
                 // lmr_: late move reductions from the log-log table, adjusted.
                 let mut reduction = 0;
-                if depth >= p.lmr_min_depth() && moves_searched > 1 + pv_node as usize && !noisy {
+                let reduced =
+                    depth >= p.lmr_min_depth() && moves_searched > 1 + pv_node as usize && !noisy;
+                if reduced {
                     let mut r = sh.lmr_reduction(depth, moves_searched);
                     if !improving {
                         r += p.lmr_improving();
@@ -903,6 +919,9 @@ impl Worker {
                         .clamp(-p.lmr_history_max(), p.lmr_history_max());
                     reduction = (r / 100).clamp(0, (new_depth - 1).max(0));
                 }
+                // A reduced late move is expected to fail high (cut node); an
+                // unreduced one is the opposite of this node.
+                let child_cut = reduced || !cut_node;
                 score = -self.negamax(
                     ctx,
                     &child,
@@ -910,12 +929,21 @@ impl Worker {
                     -alpha,
                     new_depth - reduction,
                     ply + 1,
+                    child_cut,
                 );
                 if score > alpha && reduction > 0 {
-                    score = -self.negamax(ctx, &child, -alpha - 1, -alpha, new_depth, ply + 1);
+                    score = -self.negamax(
+                        ctx,
+                        &child,
+                        -alpha - 1,
+                        -alpha,
+                        new_depth,
+                        ply + 1,
+                        !cut_node,
+                    );
                 }
                 if pv_node && score > alpha && score < beta {
-                    score = -self.negamax(ctx, &child, -beta, -alpha, new_depth, ply + 1);
+                    score = -self.negamax(ctx, &child, -beta, -alpha, new_depth, ply + 1, false);
                 }
             }
             self.keys.pop();

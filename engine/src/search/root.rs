@@ -232,7 +232,7 @@ impl Worker {
         }
         let mut failed_low = false;
         loop {
-            let s = self.negamax(ctx, root, alpha, beta, depth, 0);
+            let s = self.negamax(ctx, root, alpha, beta, depth, 0, false);
             if self.stopped {
                 return (s, failed_low);
             }
