@@ -117,7 +117,7 @@ impl Tablebases {
             .collect();
         if dirs.is_empty() {
             return Err(format!(
-                "SyzygyPath '{value}' names no directory (expected directories separated by '{PATH_SEPARATOR}', or {EMPTY_PATH} for none)"
+                "'{value}' names no directory (expected directories separated by '{PATH_SEPARATOR}', or {EMPTY_PATH} for none)"
             ));
         }
         let mut tables = Tablebase::new();
@@ -309,15 +309,14 @@ fn add_directory(tables: &mut Tablebase<Chess>, dir: &Path) -> Result<usize, Str
     let shown = dir.display();
     let entries = std::fs::read_dir(dir).map_err(|e| {
         if dir.exists() && !dir.is_dir() {
-            format!("SyzygyPath entry '{shown}' is not a directory")
+            format!("Syzygy path entry '{shown}' is not a directory")
         } else {
-            format!("cannot read SyzygyPath directory '{shown}': {e}")
+            format!("cannot read Syzygy directory '{shown}': {e}")
         }
     })?;
     let mut paths = Vec::new();
     for entry in entries {
-        let entry =
-            entry.map_err(|e| format!("cannot list SyzygyPath directory '{shown}': {e}"))?;
+        let entry = entry.map_err(|e| format!("cannot list Syzygy directory '{shown}': {e}"))?;
         paths.push(entry.path());
     }
     paths.sort();
@@ -343,7 +342,7 @@ fn add_directory(tables: &mut Tablebase<Chess>, dir: &Path) -> Result<usize, Str
     }
     if added == 0 {
         return Err(format!(
-            "SyzygyPath directory '{shown}' holds no Syzygy tables (*.{}, *.{})",
+            "Syzygy directory '{shown}' holds no Syzygy tables (*.{}, *.{})",
             Chess::TBW.ext,
             Chess::TBZ.ext
         ));

@@ -127,7 +127,7 @@ fn bad_paths_are_refused_with_their_name() {
     let missing = std::env::temp_dir().join("occam-no-such-syzygy-dir");
     let e = Tablebases::open(missing.to_str().unwrap()).unwrap_err();
     assert!(
-        e.starts_with("cannot read SyzygyPath directory") && e.contains("occam-no-such-syzygy-dir"),
+        e.starts_with("cannot read Syzygy directory") && e.contains("occam-no-such-syzygy-dir"),
         "{e}"
     );
 
