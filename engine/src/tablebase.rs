@@ -21,7 +21,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use shakmaty::{Chess, Move, Position as _};
-use shakmaty_syzygy::{Syzygy, Tablebase, Wdl};
+/// Win/draw/loss as the tables see it, re-exported so callers need no dependency.
+pub use shakmaty_syzygy::Wdl;
+use shakmaty_syzygy::{Syzygy, Tablebase};
 
 use crate::search::{MATE, MATE_BOUND, MAX_PLY};
 

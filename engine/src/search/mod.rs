@@ -9,9 +9,11 @@ pub mod movepick;
 mod qsearch;
 pub mod see;
 pub mod stats;
+mod syzygy;
 pub mod time;
 pub mod tt;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use shakmaty::{Move, Position as _};
@@ -19,6 +21,7 @@ use shakmaty::{Move, Position as _};
 use crate::eval::Evaluator;
 use crate::params::Params;
 use crate::position::{Game, Position};
+use crate::tablebase::{ProbeSettings, Tablebases};
 use history::{ContKeys, History, piece_to};
 use movepick::{MovePicker, is_noisy};
 use see::{SeeValues, see};
@@ -104,6 +107,8 @@ pub struct SearchInfo {
     pub nps: u64,
     /// Per mille of the transposition table in use.
     pub hashfull: u32,
+    /// Tablebase probes that answered.
+    pub tbhits: u64,
     pub time_ms: u64,
     pub pv: Vec<Move>,
 }
@@ -181,6 +186,10 @@ pub struct Searcher {
     nmp_min_ply: usize,
     stopped: bool,
     stats: SearchStats,
+    /// tb_: Syzygy tables (read-only, shared), how to probe them, probes answered.
+    tablebases: Option<Arc<Tablebases>>,
+    tb_settings: ProbeSettings,
+    tb_hits: u64,
 }
 
 const LMR_SIZE: usize = 64;
@@ -218,7 +227,16 @@ impl Searcher {
             nmp_min_ply: 0,
             stopped: false,
             stats: SearchStats::default(),
+            tablebases: None,
+            tb_settings: ProbeSettings::default(),
+            tb_hits: 0,
         }
+    }
+
+    /// tb_: the Syzygy tables the next searches probe (`None`: none) and how.
+    pub fn set_tablebases(&mut self, tables: Option<Arc<Tablebases>>, settings: ProbeSettings) {
+        self.tablebases = tables;
+        self.tb_settings = settings;
     }
 
     pub fn params(&self) -> &Params {
@@ -284,6 +302,11 @@ impl Searcher {
         control: &Control,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
+        self.tb_hits = 0;
+        // tb_: a root the tables cover is answered without searching (syzygy.rs).
+        if let Some(result) = self.tablebase_root(game, on_info) {
+            return result;
+        }
         let mut ctx = Ctx {
             control,
             tm: TimeManager::new(limits, &self.params),
@@ -395,6 +418,7 @@ impl Searcher {
                 nodes: self.nodes,
                 nps: self.nodes * 1000 / time_ms.max(1),
                 hashfull: self.tt.hashfull(),
+                tbhits: self.tb_hits,
                 time_ms,
                 pv: if pv.is_empty() {
                     best.into_iter().collect()
@@ -558,7 +582,6 @@ impl Searcher {
         let root = ply == 0;
         let in_check = pos.is_check();
         self.seldepth = self.seldepth.max(ply);
-        let p = &self.params;
 
         if !root {
             // Draws: repetition, fifty moves, insufficient material.
@@ -596,6 +619,12 @@ impl Searcher {
         {
             return h.score;
         }
+
+        // tb_: a WDL probe right after a capture or pawn move (syzygy.rs).
+        if !root && let Some(score) = self.probe_tablebase(pos, alpha, beta, depth, ply) {
+            return score;
+        }
+        let p = &self.params;
 
         // hist_: the children start without killers from an unrelated subtree.
         self.history.clear_killers_at(ply + 1);
