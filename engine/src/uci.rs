@@ -28,7 +28,10 @@ use crate::genfens;
 use crate::params::{self, PARAM_SPECS, Params};
 use crate::perft;
 use crate::position::{Game, Position, START_FEN};
-use crate::search::{Clock, Control, Limits, MAX_PLY, Score, SearchInfo, SearchResult, Searcher};
+use crate::search::{
+    Clock, Control, Limits, MAX_PLY, MAX_THREADS, SEARCH_STACK_BYTES, Score, SearchInfo,
+    SearchResult, Searcher,
+};
 use crate::tablebase::{self, MAX_PROBE_LIMIT, ProbeSettings, Tablebases};
 
 // ---------------------------------------------------------------------------
@@ -60,8 +63,6 @@ const MAX_QUEUED_COMMANDS: usize = 10_000;
 const MAX_LINE_BYTES: u64 = 1 << 20;
 /// How long `quit` waits for a stopped search to hand over its `bestmove`.
 const QUIT_GRACE: Duration = Duration::from_secs(2);
-/// Stack of the search thread: the search recurses up to MAX_PLY deep with a copied position per frame.
-const SEARCH_STACK_BYTES: usize = 64 << 20;
 
 #[derive(Clone, Copy)]
 enum OptionKind {
@@ -86,7 +87,7 @@ const ENGINE_OPTIONS: &[(&str, OptionKind)] = &[
         OptionKind::Spin {
             default: 1,
             min: 1,
-            max: 1,
+            max: MAX_THREADS as i64,
         },
     ),
     (OPT_CLEAR_HASH, OptionKind::Button),
@@ -361,6 +362,7 @@ struct Shell {
     /// The parameters the next search uses.
     params: Params,
     hash_mb: usize,
+    threads: usize,
     move_overhead_ms: u64,
     chess960: bool,
     search_stats: bool,
@@ -391,6 +393,7 @@ impl Shell {
             searcher: Some(Searcher::new(params.clone(), hash_mb)),
             params,
             hash_mb,
+            threads: 1,
             move_overhead_ms: DEFAULT_MOVE_OVERHEAD_MS as u64,
             chess960: false,
             search_stats: false,
@@ -638,7 +641,9 @@ impl Shell {
     }
 
     fn fresh_searcher(&mut self) {
-        self.searcher = Some(Searcher::new(self.params.clone(), self.hash_mb));
+        let mut searcher = Searcher::new(self.params.clone(), self.hash_mb);
+        let _ = searcher.set_threads(self.threads);
+        self.searcher = Some(searcher);
         self.searcher_hash_mb = self.hash_mb;
         self.clear_pending = false;
     }
@@ -654,6 +659,10 @@ impl Shell {
         if self.searcher_hash_mb != self.hash_mb {
             searcher.set_hash_mb(self.hash_mb);
             self.searcher_hash_mb = self.hash_mb;
+        }
+        if searcher.threads() != self.threads {
+            // In range: checked when the option was set.
+            let _ = searcher.set_threads(self.threads);
         }
         if self.clear_pending {
             searcher.clear();
@@ -798,9 +807,10 @@ impl Shell {
                         self.hash_mb = v as usize
                     }
                     OPT_MOVE_OVERHEAD => self.move_overhead_ms = v as u64,
+                    OPT_THREADS => self.threads = v as usize,
                     OPT_SYZYGY_PROBE_DEPTH => self.tb_settings.depth = v as i32,
                     OPT_SYZYGY_PROBE_LIMIT => self.tb_settings.limit = v as u32,
-                    _ => {} // Threads: only 1 is allowed, nothing to change.
+                    _ => {}
                 }
             }
             OptionKind::Check { .. } => {

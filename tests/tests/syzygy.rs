@@ -237,6 +237,13 @@ fn captures_into_the_tables_are_scored_inside_the_search() {
     assert!(a.score >= TB_WIN_BOUND, "{:?}", a.lines);
     assert!(a.tbhits > 0, "{:?}", a.lines);
 
+    // Lazy SMP: every thread probes the one shared set of tables.
+    e.send("setoption name Threads value 2");
+    let a = search(&mut e, fen, "go depth 6");
+    assert_eq!(a.bestmove, "a1a8", "{:?}", a.lines);
+    assert!(a.score >= TB_WIN_BOUND && a.tbhits > 0, "{:?}", a.lines);
+    e.send("setoption name Threads value 1");
+
     // SyzygyProbeLimit 0 switches probing off: the same search scores by the eval.
     e.send("setoption name SyzygyProbeLimit value 0");
     let a = search(&mut e, fen, "go depth 6");

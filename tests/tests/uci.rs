@@ -129,7 +129,7 @@ fn option_list_equals_the_parameter_files_plus_standard_options() {
         .collect();
     for standard in [
         "option name Hash type spin default 16 min 1 max 65536",
-        "option name Threads type spin default 1 min 1 max 1",
+        "option name Threads type spin default 1 min 1 max 256",
         "option name Clear Hash type button",
         "option name UCI_Chess960 type check default false",
         "option name SearchStats type check default false",
@@ -299,7 +299,8 @@ fn every_bad_input_gets_one_error_line_and_changes_nothing() {
         "setoption name Hash value 0",
         "setoption name Hash value 99999999999",
         "setoption name Hash",
-        "setoption name Threads value 2",
+        "setoption name Threads value 257",
+        "setoption name Threads value 0",
         "setoption name Move Overhead value -1",
         "setoption name UCI_Chess960 value maybe",
         "go depth -1",

@@ -7,14 +7,17 @@
 pub mod history;
 pub mod movepick;
 mod qsearch;
+mod root;
 pub mod see;
+mod smp;
 pub mod stats;
 mod syzygy;
 pub mod time;
 pub mod tt;
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use shakmaty::{Move, Position as _};
 
@@ -27,7 +30,7 @@ use movepick::{MovePicker, is_noisy};
 use see::{SeeValues, see};
 pub use stats::SearchStats;
 use time::TimeManager;
-use tt::{Bound, TranspositionTable, eval_from_tt};
+use tt::{Bound, TranspositionTable, TtHit, eval_from_tt};
 
 /// Deepest ply the search stacks are sized for.
 pub const MAX_PLY: usize = 128;
@@ -42,6 +45,11 @@ pub const NO_SCORE: i32 = -INF - 1;
 
 /// How often (in nodes) the clock and the stop flag are polled.
 const CHECK_EVERY_NODES: u64 = 1024;
+/// Most search threads (`Threads`).
+pub const MAX_THREADS: usize = 256;
+/// Stack of a search thread: the search recurses up to MAX_PLY deep with a copied
+/// position and two move lists per frame.
+pub const SEARCH_STACK_BYTES: usize = 64 << 20;
 
 /// A score as UCI reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,7 +115,7 @@ pub struct SearchInfo {
     pub nps: u64,
     /// Per mille of the transposition table in use.
     pub hashfull: u32,
-    /// Tablebase probes that answered.
+    /// Tablebase probes that answered (all threads).
     pub tbhits: u64,
     pub time_ms: u64,
     pub pv: Vec<Move>,
@@ -153,43 +161,19 @@ impl Default for Frame {
     }
 }
 
-/// What one running search needs besides the searcher's own tables.
-struct Ctx<'a> {
-    control: &'a Control,
-    tm: TimeManager,
-    node_limit: Option<u64>,
-    /// `go infinite`: only `stop` ends the search.
-    infinite: bool,
-}
-
-/// A search instance: owns its parameters, evaluator and tables.
-pub struct Searcher {
+/// Shared by every thread of a search and read-only while it runs: the parameters,
+/// the tables derived from them and the transposition table (written through
+/// atomics, see [`tt`]).
+struct Shared {
     params: Params,
-    eval: Evaluator,
-    hash_mb: usize,
-    tt: TranspositionTable,
-    history: History,
     see_values: SeeValues,
     /// LMR table in hundredths of a ply, `[depth][move number]`, built from `lmr_*`.
     lmr: Vec<i32>,
-    stack: Vec<Frame>,
-    pv: Vec<[Option<Move>; MAX_PLY + 1]>,
-    pv_len: [usize; MAX_PLY + 1],
-    /// Hashes of the game before the root and of the current search path (repetitions).
-    keys: Vec<u64>,
-    /// Entries of `keys` before the root (the game history).
-    root_keys: usize,
-    nodes: u64,
-    seldepth: usize,
-    root_depth: i32,
-    /// Null move is disabled below this ply while a null-move cut is verified.
-    nmp_min_ply: usize,
-    stopped: bool,
-    stats: SearchStats,
-    /// tb_: Syzygy tables (read-only, shared), how to probe them, probes answered.
+    tt: TranspositionTable,
+    /// tb_: Syzygy tables (read-only), how to probe them, probes answered by any thread.
     tablebases: Option<Arc<Tablebases>>,
     tb_settings: ProbeSettings,
-    tb_hits: u64,
+    tb_hits: AtomicU64,
 }
 
 const LMR_SIZE: usize = 64;
@@ -205,16 +189,75 @@ fn lmr_table(p: &Params) -> Vec<i32> {
     t
 }
 
-impl Searcher {
-    pub fn new(params: Params, hash_mb: usize) -> Self {
-        let eval = Evaluator::new(&params);
-        Searcher {
+impl Shared {
+    fn new(params: Params, hash_mb: usize) -> Self {
+        Shared {
             see_values: SeeValues::new(&params),
             lmr: lmr_table(&params),
             params,
-            eval,
-            hash_mb,
             tt: TranspositionTable::new(hash_mb),
+            tablebases: None,
+            tb_settings: ProbeSettings::default(),
+            tb_hits: AtomicU64::new(0),
+        }
+    }
+
+    /// Replaces the parameters and rebuilds every table derived from them.
+    fn set_params(&mut self, params: Params) {
+        self.see_values = SeeValues::new(&params);
+        self.lmr = lmr_table(&params);
+        self.params = params;
+    }
+
+    /// lmr_: the base reduction in hundredths of a ply.
+    #[inline(always)]
+    fn lmr_reduction(&self, depth: i32, move_number: usize) -> i32 {
+        self.lmr[(depth as usize).min(LMR_SIZE - 1) * LMR_SIZE + move_number.min(LMR_SIZE - 1)]
+    }
+}
+
+/// What one running search needs besides a thread's own state: the shared tables
+/// and the limits.
+struct Ctx<'a> {
+    shared: &'a Shared,
+    /// The other threads of a multi-threaded search (`None` with one thread).
+    team: Option<&'a smp::Team>,
+    /// Which helper this thread is (1-based); `None` for the main thread.
+    helper: Option<usize>,
+    control: &'a Control,
+    tm: TimeManager,
+    node_limit: Option<u64>,
+    /// `go infinite`: only `stop` ends the search.
+    infinite: bool,
+}
+
+/// One search thread's own mutable state. It outlives a search: the histories keep
+/// what they learned for the next move of the game.
+struct Worker {
+    eval: Evaluator,
+    history: History,
+    stack: Vec<Frame>,
+    pv: Vec<[Option<Move>; MAX_PLY + 1]>,
+    pv_len: [usize; MAX_PLY + 1],
+    /// Hashes of the game before the root and of the current search path (repetitions).
+    keys: Vec<u64>,
+    /// Entries of `keys` before the root (the game history).
+    root_keys: usize,
+    nodes: u64,
+    /// Nodes of this thread already added to the team's count.
+    reported: u64,
+    seldepth: usize,
+    root_depth: i32,
+    /// Null move is disabled below this ply while a null-move cut is verified.
+    nmp_min_ply: usize,
+    stopped: bool,
+    stats: SearchStats,
+}
+
+impl Worker {
+    fn new(params: &Params) -> Self {
+        Worker {
+            eval: Evaluator::new(params),
             history: History::default(),
             stack: vec![Frame::default(); MAX_PLY + 4],
             pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
@@ -222,33 +265,72 @@ impl Searcher {
             keys: Vec::new(),
             root_keys: 0,
             nodes: 0,
+            reported: 0,
             seldepth: 0,
             root_depth: 0,
             nmp_min_ply: 0,
             stopped: false,
             stats: SearchStats::default(),
-            tablebases: None,
-            tb_settings: ProbeSettings::default(),
-            tb_hits: 0,
         }
+    }
+}
+
+/// A search instance: the shared part (parameters, derived tables, transposition
+/// table) and the state of each thread that searches with it.
+pub struct Searcher {
+    shared: Shared,
+    hash_mb: usize,
+    /// The thread that manages time, reports and decides the move.
+    main: Worker,
+    /// Lazy SMP helpers (`Threads` - 1), see [`smp`].
+    helpers: Vec<Worker>,
+}
+
+impl Searcher {
+    pub fn new(params: Params, hash_mb: usize) -> Self {
+        Searcher {
+            main: Worker::new(&params),
+            shared: Shared::new(params, hash_mb),
+            hash_mb,
+            helpers: Vec::new(),
+        }
+    }
+
+    /// Number of search threads (1 to [`MAX_THREADS`]).
+    pub fn threads(&self) -> usize {
+        1 + self.helpers.len()
+    }
+
+    /// Sets the number of search threads; new helpers start with empty histories.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
+        if !(1..=MAX_THREADS).contains(&threads) {
+            return Err(format!(
+                "Threads must be from 1 to {MAX_THREADS}, got {threads}"
+            ));
+        }
+        let params = &self.shared.params;
+        self.helpers.truncate(threads - 1);
+        self.helpers
+            .resize_with(threads - 1, || Worker::new(params));
+        Ok(())
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.shared.params
     }
 
     /// tb_: the Syzygy tables the next searches probe (`None`: none) and how.
     pub fn set_tablebases(&mut self, tables: Option<Arc<Tablebases>>, settings: ProbeSettings) {
-        self.tablebases = tables;
-        self.tb_settings = settings;
-    }
-
-    pub fn params(&self) -> &Params {
-        &self.params
+        self.shared.tablebases = tables;
+        self.shared.tb_settings = settings;
     }
 
     /// Replaces the parameters and rebuilds every table derived from them.
     pub fn set_params(&mut self, params: Params) {
-        self.eval.refresh(&params);
-        self.see_values = SeeValues::new(&params);
-        self.lmr = lmr_table(&params);
-        self.params = params;
+        for w in std::iter::once(&mut self.main).chain(&mut self.helpers) {
+            w.eval.refresh(&params);
+        }
+        self.shared.set_params(params);
     }
 
     /// Resizes the transposition table (clears it). If the memory cannot be had the
@@ -259,7 +341,7 @@ impl Searcher {
 
     /// Resizes the transposition table (clears it), or says why it could not.
     pub fn try_set_hash_mb(&mut self, mb: usize) -> Result<(), String> {
-        self.tt.resize(mb)?;
+        self.shared.tt.resize(mb)?;
         self.hash_mb = mb;
         Ok(())
     }
@@ -269,32 +351,35 @@ impl Searcher {
         self.hash_mb
     }
 
-    /// Statistics since the last reset.
+    /// Statistics of the main thread since the last reset.
     pub fn stats(&self) -> &SearchStats {
-        &self.stats
+        &self.main.stats
     }
 
     pub fn reset_stats(&mut self) {
-        self.stats = SearchStats::default();
+        self.main.stats = SearchStats::default();
     }
 
     /// Forgets everything learned (new game): transposition table and histories.
     pub fn clear(&mut self) {
-        self.tt.clear();
-        self.history.clear();
+        self.shared.tt.clear();
+        for w in std::iter::once(&mut self.main).chain(&mut self.helpers) {
+            w.history.clear();
+        }
     }
 
     /// Per mille of the transposition table in use.
     pub fn hashfull(&self) -> u32 {
-        self.tt.hashfull()
+        self.shared.tt.hashfull()
     }
 
     /// Static evaluation of a position with this searcher's parameters.
     pub fn evaluator(&mut self) -> &mut Evaluator {
-        &mut self.eval
+        &mut self.main.eval
     }
 
-    /// Searches `game.position` within `limits`, reporting each iteration to `on_info`.
+    /// Searches `game.position` within `limits`, reporting each iteration to `on_info`
+    /// (with several threads: the main thread's iterations, nodes of all threads).
     pub fn search(
         &mut self,
         game: &Game,
@@ -302,157 +387,30 @@ impl Searcher {
         control: &Control,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        self.tb_hits = 0;
+        self.shared.tb_hits.store(0, Ordering::Relaxed);
         // tb_: a root the tables cover is answered without searching (syzygy.rs).
         if let Some(result) = self.tablebase_root(game, on_info) {
             return result;
         }
+        self.shared.tt.new_search();
+        if !self.helpers.is_empty() {
+            return self.search_with_helpers(game, limits, control, on_info);
+        }
         let mut ctx = Ctx {
+            shared: &self.shared,
+            team: None,
+            helper: None,
             control,
-            tm: TimeManager::new(limits, &self.params),
+            tm: TimeManager::new(limits, &self.shared.params),
             node_limit: limits.nodes,
             infinite: limits.infinite,
         };
-        self.tt.new_search();
-        self.history.clear_killers();
-        self.nodes = 0;
-        self.stopped = false;
-        self.nmp_min_ply = 0;
-        self.keys.clear();
-        self.keys.extend_from_slice(&game.history);
-        self.root_keys = self.keys.len();
-        self.stack.fill(Frame::default());
-        let root = &game.position;
-        let legal = root.legal_moves();
-        // Fallback before any iteration completes: the TT move, else the first legal move.
-        let tt_move = self.tt.probe(root, 0).and_then(|h| h.mv);
-        let mut result = SearchResult {
-            best_move: tt_move.or_else(|| legal.first().copied()),
-            ponder_move: None,
-            score: Score::Cp(0),
-            depth: 0,
-            nodes: 0,
-        };
-        if legal.is_empty() {
-            result.score = if root.is_check() {
-                Score::Mate(0)
-            } else {
-                Score::Cp(0)
-            };
-            return result;
-        }
-        let max_depth = limits
-            .depth
-            .unwrap_or(MAX_PLY as u32)
-            .clamp(1, MAX_PLY as u32 - 8) as i32;
-        let mut prev_score: i32 = 0;
-        let mut prev_best: Option<Move> = None;
-        for depth in 1..=max_depth {
-            self.root_depth = depth;
-            self.seldepth = 0;
-            let iteration_start_nodes = self.nodes;
-
-            // asp_: aspiration windows around the previous score, widened on failure.
-            let mut delta = self.params.asp_delta();
-            let (mut alpha, mut beta) = (-INF, INF);
-            if depth >= self.params.asp_min_depth() && prev_score.abs() < MATE_BOUND {
-                alpha = (prev_score - delta).max(-INF);
-                beta = (prev_score + delta).min(INF);
-            }
-            let mut failed_low = false;
-            let score = loop {
-                let s = self.negamax(&ctx, root, alpha, beta, depth, 0);
-                if self.stopped {
-                    break s;
-                }
-                if s <= alpha {
-                    failed_low = true;
-                    beta = (alpha + beta) / 2;
-                    alpha = (s - delta).max(-INF);
-                } else if s >= beta {
-                    beta = (s + delta).min(INF);
-                } else {
-                    break s;
-                }
-                delta += (delta * (self.params.asp_widen_pct() - 100) / 100).max(1);
-            };
-            if self.stopped {
-                // An interrupted iteration still counts when a root move was searched
-                // to the end above alpha: it failed high or became the new best.
-                if self.pv_len[0] > 0
-                    && let Some(best) = self.pv[0][0]
-                {
-                    result.best_move = Some(best);
-                    result.ponder_move = if self.pv_len[0] > 1 {
-                        self.pv[0][1]
-                    } else {
-                        None
-                    };
-                }
-                break;
-            }
-
-            let pv: Vec<Move> = self.pv[0][..self.pv_len[0]]
-                .iter()
-                .flatten()
-                .copied()
-                .collect();
-            let best = pv.first().copied().or(result.best_move);
-            result = SearchResult {
-                best_move: best,
-                ponder_move: pv.get(1).copied(),
-                score: Score::from_internal(score),
-                depth: depth as u32,
-                nodes: self.nodes,
-            };
-            let time_ms = ctx.tm.elapsed_ms();
-            self.stats.record_iteration(
-                depth as usize,
-                self.nodes - iteration_start_nodes,
-                ctx.tm.start.elapsed(),
-            );
-            on_info(&SearchInfo {
-                depth: depth as u32,
-                seldepth: self.seldepth as u32,
-                score: result.score,
-                nodes: self.nodes,
-                nps: self.nodes * 1000 / time_ms.max(1),
-                hashfull: self.tt.hashfull(),
-                tbhits: self.tb_hits,
-                time_ms,
-                pv: if pv.is_empty() {
-                    best.into_iter().collect()
-                } else {
-                    pv
-                },
-            });
-
-            // tm_: extend on instability / fail low, stop before a hopeless iteration.
-            let changed = prev_best.is_some() && prev_best != best;
-            let dropped = failed_low || score < prev_score - self.params.asp_delta();
-            ctx.tm.adjust(&self.params, changed, depth > 1 && dropped);
-            prev_best = best;
-            prev_score = score;
-            // A forced reply on the clock needs no thinking: save the time.
-            let forced = legal.len() == 1 && limits.clock.is_some();
-            if !ctx.infinite
-                && !control.pondering.load(Ordering::Relaxed)
-                && (ctx.tm.soft_expired() || forced)
-            {
-                break;
-            }
-            if ctx.node_limit.is_some_and(|n| self.nodes >= n)
-                || control.stop.load(Ordering::Relaxed)
-            {
-                break;
-            }
-        }
-        self.stats.searches += 1;
-        self.stats.time += ctx.tm.start.elapsed();
-        result.nodes = self.nodes;
-        result
+        self.main
+            .iterative_deepening(&mut ctx, game, limits, on_info)
     }
+}
 
+impl Worker {
     /// Counts a node and decides whether the search must stop (stop flag, node
     /// limit, hard time limit; time is ignored while pondering or infinite).
     #[inline]
@@ -460,6 +418,12 @@ impl Searcher {
         self.nodes += 1;
         if self.stopped {
             return true;
+        }
+        if let Some(team) = ctx.team {
+            if self.nodes - self.reported >= team.poll_every {
+                self.poll_team(ctx, team);
+            }
+            return self.stopped;
         }
         if ctx.node_limit.is_some_and(|n| self.nodes > n) {
             self.stopped = true;
@@ -544,11 +508,6 @@ impl Searcher {
         }
     }
 
-    #[inline(always)]
-    fn lmr_reduction(&self, depth: i32, move_number: usize) -> i32 {
-        self.lmr[(depth as usize).min(LMR_SIZE - 1) * LMR_SIZE + move_number.min(LMR_SIZE - 1)]
-    }
-
     fn update_pv(&mut self, ply: usize, m: Move) {
         self.pv[ply][ply] = Some(m);
         let child_len = self.pv_len[ply + 1].max(ply + 1);
@@ -556,6 +515,44 @@ impl Searcher {
             self.pv[ply][i] = self.pv[ply + 1][i];
         }
         self.pv_len[ply] = child_len;
+    }
+
+    /// tt_ + static eval, the opening of every main-search and q-search node: probes
+    /// the transposition table and returns the stored score (`Break`) when it settles
+    /// a non-PV node searched with (alpha, beta) at `depth` or more; otherwise the
+    /// entry and the static eval (`NO_SCORE` in check; the stored eval when there is
+    /// one, else the evaluator's).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn probe_and_evaluate(
+        &mut self,
+        ctx: &Ctx,
+        pos: &Position,
+        alpha: i32,
+        beta: i32,
+        depth: i32,
+        ply: usize,
+        in_check: bool,
+    ) -> ControlFlow<i32, (Option<TtHit>, i32)> {
+        let tt = ctx.shared.tt.probe(pos, ply);
+        self.stats.tt_probes += 1;
+        self.stats.tt_hits += tt.is_some() as u64;
+        if let Some(h) = tt
+            && beta - alpha <= 1
+            && h.depth >= depth
+            && h.cuts(alpha, beta)
+        {
+            return ControlFlow::Break(h.score);
+        }
+        let static_eval = if in_check {
+            NO_SCORE
+        } else {
+            match tt.map(|h| eval_from_tt(h.eval)) {
+                Some(e) if e != NO_SCORE => e,
+                _ => self.eval.evaluate(pos),
+            }
+        };
+        ControlFlow::Continue((tt, static_eval))
     }
 
     /// Principal variation search. `depth` is the draft (plies to the horizon),
@@ -582,6 +579,7 @@ impl Searcher {
         let root = ply == 0;
         let in_check = pos.is_check();
         self.seldepth = self.seldepth.max(ply);
+        let (sh, p) = (ctx.shared, &ctx.shared.params);
 
         if !root {
             // Draws: repetition, fifty moves, insufficient material.
@@ -600,60 +598,39 @@ impl Searcher {
             }
         }
 
-        // Transposition table: cut-offs at non-PV nodes only; never while a move is excluded.
+        // tt_ / static eval: never while a move is excluded (singular search), where the
+        // node's eval is the one its outer search already computed.
         let excluded = self.stack[ply].excluded;
-        let tt = if excluded.is_none() {
-            self.tt.probe(pos, ply)
+        let (tt, static_eval) = if excluded.is_none() {
+            match self.probe_and_evaluate(ctx, pos, alpha, beta, depth, ply, in_check) {
+                ControlFlow::Break(score) => return score,
+                ControlFlow::Continue(node) => node,
+            }
         } else {
-            None
+            (None, self.stack[ply].static_eval)
         };
-        if excluded.is_none() {
-            self.stats.tt_probes += 1;
-            self.stats.tt_hits += tt.is_some() as u64;
-        }
         let tt_move = tt.and_then(|h| h.mv);
-        if let Some(h) = tt
-            && !pv_node
-            && h.depth >= depth
-            && h.cuts(alpha, beta)
-        {
-            return h.score;
-        }
 
         // tb_: a WDL probe right after a capture or pawn move (syzygy.rs).
-        if !root && let Some(score) = self.probe_tablebase(pos, alpha, beta, depth, ply) {
+        if !root && let Some(score) = self.probe_tablebase(ctx, pos, alpha, beta, depth, ply) {
             return score;
         }
-        let p = &self.params;
 
         // hist_: the children start without killers from an unrelated subtree.
         self.history.clear_killers_at(ply + 1);
 
-        // Static eval, refined by a TT score whose bound points the right way.
-        let static_eval;
-        let mut eval;
-        if in_check {
-            static_eval = NO_SCORE;
-            eval = NO_SCORE;
-        } else if excluded.is_some() {
-            static_eval = self.stack[ply].static_eval;
-            eval = static_eval;
-        } else {
-            static_eval = match tt.map(|h| eval_from_tt(h.eval)) {
-                Some(e) if e != NO_SCORE => e,
-                _ => self.eval.evaluate(pos),
-            };
-            eval = static_eval;
-            if let Some(h) = tt
-                && h.score.abs() < MATE_BOUND
-                && match h.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => h.score > eval,
-                    Bound::Upper => h.score < eval,
-                }
-            {
-                eval = h.score;
+        // The static eval refined by a TT score whose bound points the right way.
+        let mut eval = static_eval;
+        if !in_check
+            && let Some(h) = tt
+            && h.score.abs() < MATE_BOUND
+            && match h.bound {
+                Bound::Exact => true,
+                Bound::Lower => h.score > eval,
+                Bound::Upper => h.score < eval,
             }
+        {
+            eval = h.score;
         }
         self.stack[ply].static_eval = static_eval;
 
@@ -691,7 +668,6 @@ impl Searcher {
                     return v;
                 }
             }
-            let p = &self.params;
 
             // rfp_: reverse futility pruning.
             if depth <= p.rfp_max_depth()
@@ -747,7 +723,6 @@ impl Searcher {
 
             // probcut_: a capture that beats a raised beta in q-search and at reduced
             // depth is taken as proof the node fails high.
-            let p = &self.params;
             let pc_beta = beta + p.probcut_margin() - improving as i32 * p.probcut_improving();
             if depth >= p.probcut_min_depth()
                 && beta.abs() < MATE_BOUND
@@ -755,8 +730,8 @@ impl Searcher {
             {
                 let pc_depth = depth - p.probcut_reduction();
                 let mut picker = MovePicker::new_qsearch(tt_move, false);
-                while let Some(m) = picker.next(pos, &self.history, &self.see_values) {
-                    if see(pos, &m, &self.see_values) < pc_beta - static_eval {
+                while let Some(m) = picker.next(pos, &self.history, &sh.see_values) {
+                    if see(pos, &m, &sh.see_values) < pc_beta - static_eval {
                         continue;
                     }
                     let child = pos.play_psq(m, self.eval.psq_table());
@@ -771,7 +746,7 @@ impl Searcher {
                         return 0;
                     }
                     if v >= pc_beta {
-                        self.tt.store(
+                        sh.tt.store(
                             pos.hash(),
                             ply,
                             Some(m),
@@ -779,6 +754,7 @@ impl Searcher {
                             static_eval,
                             pc_depth + 1,
                             Bound::Lower,
+                            false,
                         );
                         return v;
                     }
@@ -805,11 +781,10 @@ impl Searcher {
         let mut moves_searched = 0usize;
         let mut quiets_tried = shakmaty::MoveList::new();
         let mut captures_tried = shakmaty::MoveList::new();
-        while let Some(m) = picker.next(pos, &self.history, &self.see_values) {
+        while let Some(m) = picker.next(pos, &self.history, &sh.see_values) {
             if Some(m) == excluded {
                 continue;
             }
-            let p = &self.params;
             let noisy = is_noisy(&m);
             let cont_scores = if noisy {
                 Default::default()
@@ -826,8 +801,7 @@ impl Searcher {
             // Quiet checks are never pruned here, and no move count prunes while a
             // shorter mate than the one in hand is being looked for.
             if !root && best_score > -MATE_BOUND {
-                let lmr_depth =
-                    (depth - self.lmr_reduction(depth, moves_searched + 1) / 100).max(0);
+                let lmr_depth = (depth - sh.lmr_reduction(depth, moves_searched + 1) / 100).max(0);
                 if !noisy {
                     // lmp_: late move pruning with Integral's dynamic improving rate.
                     let lmp_limit = (p.lmp_base() + p.lmp_depth_sq() * depth * depth)
@@ -850,12 +824,12 @@ impl Searcher {
                     }
                     // see_: quiets that lose material at low depth.
                     if lmr_depth <= p.see_max_depth()
-                        && see(pos, &m, &self.see_values) < -p.see_quiet_margin() * lmr_depth
+                        && see(pos, &m, &sh.see_values) < -p.see_quiet_margin() * lmr_depth
                     {
                         continue;
                     }
                 } else if depth <= p.see_max_depth()
-                    && see(pos, &m, &self.see_values) < -p.see_capture_margin() * depth * depth
+                    && see(pos, &m, &sh.see_values) < -p.see_capture_margin() * depth * depth
                 {
                     continue;
                 }
@@ -891,10 +865,9 @@ impl Searcher {
             }
 
             let child = pos.play_psq(m, self.eval.psq_table());
-            self.tt.prefetch(child.hash());
+            sh.tt.prefetch(child.hash());
             self.set_current_move(ply, Some(m), color);
             let gives_check = child.is_check();
-            let p = &self.params;
             // ext_: check extension, guarded by the ply so the tree cannot explode.
             if extension == 0
                 && gives_check
@@ -914,7 +887,7 @@ impl Searcher {
                 // lmr_: late move reductions from the log-log table, adjusted.
                 let mut reduction = 0;
                 if depth >= p.lmr_min_depth() && moves_searched > 1 + pv_node as usize && !noisy {
-                    let mut r = self.lmr_reduction(depth, moves_searched);
+                    let mut r = sh.lmr_reduction(depth, moves_searched);
                     if !improving {
                         r += p.lmr_improving();
                     }
@@ -961,7 +934,7 @@ impl Searcher {
                         // (after a quiet cut-off) and earlier captures.
                         self.stats.record_cutoff(moves_searched);
                         self.history.on_cutoff(
-                            &self.params,
+                            p,
                             color,
                             ply,
                             depth,
@@ -1005,7 +978,7 @@ impl Searcher {
             } else {
                 Bound::Upper
             };
-            self.tt.store(
+            sh.tt.store(
                 pos.hash(),
                 ply,
                 best_move.or(tt_move),
@@ -1013,6 +986,7 @@ impl Searcher {
                 static_eval,
                 depth,
                 bound,
+                pv_node,
             );
         }
         best_score

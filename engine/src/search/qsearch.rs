@@ -2,13 +2,15 @@
 //! [`crate::movegen`], never the full move list), every evasion when in check,
 //! losing captures (SEE < 0) skipped and delta pruning (`qs_delta_margin`).
 
+use std::ops::ControlFlow;
+
 use super::movepick::MovePicker;
 use super::see::{captured_value, see};
-use super::tt::{Bound, eval_from_tt};
-use super::{Ctx, INF, MATE, MAX_PLY, NO_SCORE, Searcher};
+use super::tt::Bound;
+use super::{Ctx, INF, MATE, MAX_PLY, Worker};
 use crate::position::Position;
 
-impl Searcher {
+impl Worker {
     pub(super) fn qsearch(
         &mut self,
         ctx: &Ctx,
@@ -17,6 +19,7 @@ impl Searcher {
         beta: i32,
         ply: usize,
     ) -> i32 {
+        let (sh, p) = (ctx.shared, &ctx.shared.params);
         self.pv_len[ply] = ply;
         if self.count_node_and_check_stop(ctx) {
             return 0;
@@ -32,25 +35,15 @@ impl Searcher {
             return if in_check { 0 } else { self.eval.evaluate(pos) };
         }
 
-        let tt = self.tt.probe(pos, ply);
-        if let Some(h) = tt
-            && !pv_node
-            && h.cuts(alpha, beta)
-        {
-            return h.score;
-        }
+        let (tt, static_eval) =
+            match self.probe_and_evaluate(ctx, pos, alpha, beta, 0, ply, in_check) {
+                ControlFlow::Break(score) => return score,
+                ControlFlow::Continue(node) => node,
+            };
 
         // Stand pat: outside check the side to move may decline every capture.
-        let static_eval;
-        let mut best_score;
-        if in_check {
-            static_eval = NO_SCORE;
-            best_score = -INF;
-        } else {
-            static_eval = match tt.map(|h| eval_from_tt(h.eval)) {
-                Some(e) if e != NO_SCORE => e,
-                _ => self.eval.evaluate(pos),
-            };
+        let mut best_score = -INF;
+        if !in_check {
             best_score = static_eval;
             if best_score >= beta {
                 return best_score;
@@ -62,27 +55,25 @@ impl Searcher {
         let mut best_move = None;
         let tt_move = tt.and_then(|h| h.mv);
         let mut picker = MovePicker::new_qsearch(tt_move, in_check);
-        while let Some(m) = picker.next(pos, &self.history, &self.see_values) {
+        while let Some(m) = picker.next(pos, &self.history, &sh.see_values) {
             if !in_check {
                 // Delta pruning: even winning the victim outright cannot reach alpha.
                 if m.promotion().is_none()
-                    && static_eval
-                        + captured_value(&m, &self.see_values)
-                        + self.params.qs_delta_margin()
+                    && static_eval + captured_value(&m, &sh.see_values) + p.qs_delta_margin()
                         <= alpha
                 {
                     continue;
                 }
                 // The picker already dropped losing captures; the TT move and
                 // promotions were not screened by SEE there.
-                if (Some(m) == tt_move || m.is_promotion()) && see(pos, &m, &self.see_values) < 0 {
+                if (Some(m) == tt_move || m.is_promotion()) && see(pos, &m, &sh.see_values) < 0 {
                     continue;
                 }
             }
             // Prefetch the child's TT bucket before making the move, so the load
             // overlaps the copy-make.
             let key = pos.child_hash(m);
-            self.tt.prefetch(key);
+            sh.tt.prefetch(key);
             let child = pos.play_psq_keyed(m, self.eval.psq_table(), key);
             self.keys.push(pos.hash());
             let score = -self.qsearch(ctx, &child, -beta, -alpha, ply + 1);
@@ -114,7 +105,7 @@ impl Searcher {
         } else {
             Bound::Upper
         };
-        self.tt.store(
+        sh.tt.store(
             pos.hash(),
             ply,
             best_move,
@@ -122,6 +113,7 @@ impl Searcher {
             static_eval,
             0,
             bound,
+            pv_node,
         );
         best_score
     }

@@ -22,6 +22,7 @@ pub struct SearchStats {
     pub nodes: u64,
     /// Quiescence nodes.
     pub qnodes: u64,
+    /// Probes by the main search and the q-search.
     pub tt_probes: u64,
     pub tt_hits: u64,
     /// Beta cut-offs in the main search's move loop.

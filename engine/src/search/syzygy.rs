@@ -3,7 +3,7 @@
 //!
 //! - the root ([`Searcher::tablebase_root`]): a root the tables cover is answered
 //!   by the DTZ ranking without searching;
-//! - the nodes right after a capture or pawn move ([`Searcher::probe_tablebase`]):
+//! - the nodes right after a capture or pawn move ([`Worker::probe_tablebase`]):
 //!   a WDL probe gives an exact score or a bound that cuts.
 //!
 //! Without tables both are a single `None` check.
@@ -11,7 +11,9 @@
 use shakmaty::Position as _;
 
 use super::tt::Bound;
-use super::{MAX_PLY, NO_SCORE, Score, SearchInfo, SearchResult, Searcher};
+use std::sync::atomic::Ordering;
+
+use super::{Ctx, MAX_PLY, NO_SCORE, Score, SearchInfo, SearchResult, Searcher, Worker};
 use crate::position::{Game, Position};
 use crate::tablebase::{root_score, tb_score};
 
@@ -23,20 +25,21 @@ impl Searcher {
         game: &Game,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> Option<SearchResult> {
-        let tables = self.tablebases.as_deref()?;
-        let settings = self.tb_settings;
+        let sh = &self.shared;
+        let tables = sh.tablebases.as_deref()?;
+        let settings = sh.tb_settings;
         let probe = tables.root_probe(game.position.board(), &settings)?;
         let score = Score::from_internal(root_score(&probe, settings.rule50));
-        self.tb_hits = probe.probes;
+        sh.tb_hits.store(probe.probes, Ordering::Relaxed);
         on_info(&SearchInfo {
             depth: 1,
             seldepth: 1,
             score,
             nodes: 0,
             nps: 0,
-            hashfull: self.tt.hashfull(),
+            hashfull: sh.tt.hashfull(),
             time_ms: 0,
-            tbhits: self.tb_hits,
+            tbhits: probe.probes,
             pv: vec![probe.best_move],
         });
         Some(SearchResult {
@@ -47,7 +50,9 @@ impl Searcher {
             nodes: 0,
         })
     }
+}
 
+impl Worker {
     /// tb_: WDL probe of a non-root node reached by a capture or pawn move (the WDL
     /// tables assume a zero half-move clock). Returns the node's score when the
     /// probe decides it: a draw always, a win at or above `beta`, a loss at or
@@ -55,30 +60,33 @@ impl Searcher {
     /// is stored in the TT like a search result.
     #[inline(always)]
     pub(super) fn probe_tablebase(
-        &mut self,
+        &self,
+        ctx: &Ctx,
         pos: &Position,
         alpha: i32,
         beta: i32,
         depth: i32,
         ply: usize,
     ) -> Option<i32> {
-        if self.tablebases.is_none() || pos.halfmoves() != 0 {
+        if ctx.shared.tablebases.is_none() || pos.halfmoves() != 0 {
             return None;
         }
-        self.probe_tablebase_wdl(pos, alpha, beta, depth, ply)
+        self.probe_tablebase_wdl(ctx, pos, alpha, beta, depth, ply)
     }
 
     #[inline(never)]
     fn probe_tablebase_wdl(
-        &mut self,
+        &self,
+        ctx: &Ctx,
         pos: &Position,
         alpha: i32,
         beta: i32,
         depth: i32,
         ply: usize,
     ) -> Option<i32> {
-        let tables = self.tablebases.as_deref()?;
-        let settings = self.tb_settings;
+        let sh = ctx.shared;
+        let tables = sh.tablebases.as_deref()?;
+        let settings = sh.tb_settings;
         let pieces = pos.board().board().occupied().count() as u32;
         let cardinality = tables.cardinality(settings.limit);
         if pieces > cardinality
@@ -88,7 +96,7 @@ impl Searcher {
             return None;
         }
         let wdl = tables.probe_wdl(pos.board())?;
-        self.tb_hits += 1;
+        sh.tb_hits.fetch_add(1, Ordering::Relaxed);
         let score = tb_score(wdl, ply, settings.rule50);
         // A tablebase win may still be a mate the search can find: a lower bound.
         let bound = match score.signum() {
@@ -110,8 +118,16 @@ impl Searcher {
         }
         // Deeper than any search of this node will be: the value is final.
         let draft = (depth + 6).min(MAX_PLY as i32 - 1);
-        self.tt
-            .store(pos.hash(), ply, None, score, NO_SCORE, draft, bound);
+        sh.tt.store(
+            pos.hash(),
+            ply,
+            None,
+            score,
+            NO_SCORE,
+            draft,
+            bound,
+            pv_node,
+        );
         Some(score)
     }
 }

@@ -128,20 +128,20 @@ fn repetitions_against_game_history_and_search_path() {
     }
     // The start position occurred once before the root (4 plies back): only a
     // twofold, not yet a draw by the game history.
-    s.keys = g.history.clone();
-    s.root_keys = s.keys.len();
-    assert!(!s.is_draw(&g.position));
+    s.main.keys = g.history.clone();
+    s.main.root_keys = s.main.keys.len();
+    assert!(!s.main.is_draw(&g.position));
     // A second round makes it a threefold with the game history.
     for m in ["g1f3", "g8f6", "f3g1", "f6g8"] {
         g.play_uci(m).unwrap();
     }
-    s.keys = g.history.clone();
-    s.root_keys = s.keys.len();
-    assert!(s.is_draw(&g.position));
+    s.main.keys = g.history.clone();
+    s.main.root_keys = s.main.keys.len();
+    assert!(s.main.is_draw(&g.position));
     // Same position, but the history holds no earlier occurrence.
-    s.keys.clear();
-    s.root_keys = 0;
-    assert!(!s.is_draw(&g.position));
+    s.main.keys.clear();
+    s.main.root_keys = 0;
+    assert!(!s.main.is_draw(&g.position));
     // Search path: one earlier occurrence after the root is enough.
     let p0 = Position::startpos();
     let p1 = p0.play(p0.parse_uci_move("b1c3").unwrap());
@@ -149,22 +149,22 @@ fn repetitions_against_game_history_and_search_path() {
     let p3 = p2.play(p2.parse_uci_move("c3b1").unwrap());
     let p4 = p3.play(p3.parse_uci_move("c6b8").unwrap());
     // The root is a position before p0 (keys[0], any other hash).
-    s.keys = vec![p0.hash() ^ 1, p0.hash(), p1.hash(), p2.hash(), p3.hash()];
-    s.root_keys = 0;
-    assert!(s.is_draw(&p4));
+    s.main.keys = vec![p0.hash() ^ 1, p0.hash(), p1.hash(), p2.hash(), p3.hash()];
+    s.main.root_keys = 0;
+    assert!(s.main.is_draw(&p4));
     // ...but not across a null move on the path (here from p1, ply 2).
-    s.stack[2].null_move = true;
-    assert!(!s.is_draw(&p4));
-    s.stack[2].null_move = false;
+    s.main.stack[2].null_move = true;
+    assert!(!s.main.is_draw(&p4));
+    s.main.stack[2].null_move = false;
     // The root itself counts as game history: a single repetition of it is no draw.
-    s.keys = vec![p0.hash(), p1.hash(), p2.hash(), p3.hash()];
-    s.root_keys = 0;
-    assert!(!s.is_draw(&p4));
+    s.main.keys = vec![p0.hash(), p1.hash(), p2.hash(), p3.hash()];
+    s.main.root_keys = 0;
+    assert!(!s.main.is_draw(&p4));
     // An irreversible move in between (halfmove clock reset) hides older positions.
-    s.keys = vec![p0.hash() ^ 1, p0.hash(), p1.hash(), p2.hash(), p3.hash()];
-    s.root_keys = 0;
+    s.main.keys = vec![p0.hash() ^ 1, p0.hash(), p1.hash(), p2.hash(), p3.hash()];
+    s.main.root_keys = 0;
     let q = Position::from_fen(&p4.fen().replace(" 4 3", " 2 3"), false).unwrap();
-    assert!(!s.is_draw(&q));
+    assert!(!s.main.is_draw(&q));
     // In a real search, a repeated root still gets a real score but moves into the
     // repetition score 0: with the only legal move repeating, the score is 0.
     let mut g = game("7k/8/8/8/8/8/8/K6Q b - - 0 1");
@@ -421,4 +421,71 @@ fn random_games_never_break_the_search() {
             g.play(m);
         }
     }
+}
+
+#[test]
+fn threads_are_checked_and_helpers_skip_alternate_depths() {
+    let mut s = searcher();
+    assert_eq!(s.threads(), 1);
+    assert!(s.set_threads(0).is_err());
+    assert!(s.set_threads(MAX_THREADS + 1).is_err());
+    assert_eq!(s.threads(), 1);
+    s.set_threads(MAX_THREADS).unwrap();
+    assert_eq!(s.threads(), MAX_THREADS);
+    s.set_threads(3).unwrap();
+    assert_eq!(s.threads(), 3);
+    // The first two helpers split the depths between them; wider patterns follow.
+    assert!((1..20).all(|d| smp::skips_depth(1, d) != smp::skips_depth(2, d)));
+    assert_eq!(
+        (1..9)
+            .filter(|&d| !smp::skips_depth(3, d))
+            .collect::<Vec<_>>(),
+        [1, 4, 5, 8]
+    );
+}
+
+#[test]
+fn several_threads_find_mates_and_count_every_threads_nodes() {
+    let mut s = searcher();
+    s.set_threads(3).unwrap();
+    let g = game("k7/8/8/8/8/8/6R1/5R1K w - - 0 1");
+    let mut infos = Vec::new();
+    let r = s.search(
+        &g,
+        &Limits {
+            depth: Some(6),
+            ..Limits::default()
+        },
+        &Control::default(),
+        &mut |i| infos.push(i.clone()),
+    );
+    assert_eq!(r.score, Score::Mate(2));
+    assert!(g.position.board().is_legal(r.best_move.unwrap()));
+    assert!(infos.windows(2).all(|w| w[0].nodes <= w[1].nodes));
+    assert!(r.nodes >= infos.last().unwrap().nodes);
+    // A node limit counts all threads: the team stops just past it.
+    let g = game(crate::position::START_FEN);
+    for limit in [2_000u64, 50_000] {
+        let r = s.search(
+            &g,
+            &Limits {
+                nodes: Some(limit),
+                ..Limits::default()
+            },
+            &Control::default(),
+            &mut |_| {},
+        );
+        assert!(r.best_move.is_some());
+        assert!(r.nodes > limit, "{limit}: {}", r.nodes);
+        assert!(
+            r.nodes <= limit + 3 * limit / 64 + 3,
+            "{limit}: {}",
+            r.nodes
+        );
+    }
+    // Back to one thread: exactly the single-threaded search again.
+    s.set_threads(1).unwrap();
+    s.clear();
+    let mut one = searcher();
+    assert_eq!(search_depth(&mut s, &g, 8), search_depth(&mut one, &g, 8));
 }

