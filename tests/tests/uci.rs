@@ -151,9 +151,15 @@ fn option_list_equals_the_parameter_files_plus_standard_options() {
         .iter()
         .filter(|o| o.contains(" type spin "))
         .filter(|o| {
-            !["Hash", "Threads", "Move Overhead"]
-                .iter()
-                .any(|s| o.starts_with(&format!("option name {s} ")))
+            ![
+                "Hash",
+                "Threads",
+                "Move Overhead",
+                "SyzygyProbeDepth",
+                "SyzygyProbeLimit",
+            ]
+            .iter()
+            .any(|s| o.starts_with(&format!("option name {s} ")))
         })
         .count();
     assert_eq!(
