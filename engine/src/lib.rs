@@ -13,6 +13,7 @@ pub mod params;
 pub mod perft;
 pub mod position;
 pub mod search;
+pub mod tablebase;
 pub mod uci;
 
 pub use params::Params;

@@ -32,6 +32,7 @@ use crate::search::{
     Clock, Control, Limits, MAX_MULTI_PV, MAX_PLY, MAX_THREADS, SEARCH_STACK_BYTES, Score,
     SearchInfo, SearchResult, Searcher,
 };
+use crate::tablebase::{self, MAX_PROBE_LIMIT, ProbeSettings, Tablebases};
 
 // ---------------------------------------------------------------------------
 // Engine options (besides the tunable parameters, which are generated from PARAM_SPECS)
@@ -45,6 +46,10 @@ const OPT_MOVE_OVERHEAD: &str = "Move Overhead";
 const OPT_PONDER: &str = "Ponder";
 const OPT_CHESS960: &str = "UCI_Chess960";
 const OPT_SEARCH_STATS: &str = "SearchStats";
+const OPT_SYZYGY_PATH: &str = "SyzygyPath";
+const OPT_SYZYGY_PROBE_DEPTH: &str = "SyzygyProbeDepth";
+const OPT_SYZYGY_PROBE_LIMIT: &str = "SyzygyProbeLimit";
+const OPT_SYZYGY_50_MOVE_RULE: &str = "Syzygy50MoveRule";
 
 const DEFAULT_HASH_MB: i64 = 16;
 const MAX_HASH_MB: i64 = 65_536;
@@ -67,6 +72,7 @@ enum OptionKind {
     Spin { default: i64, min: i64, max: i64 },
     Check { default: bool },
     Button,
+    String { default: &'static str },
 }
 
 /// The standard options, in the order `uci` lists them.
@@ -107,6 +113,29 @@ const ENGINE_OPTIONS: &[(&str, OptionKind)] = &[
     (OPT_PONDER, OptionKind::Check { default: false }),
     (OPT_CHESS960, OptionKind::Check { default: false }),
     (OPT_SEARCH_STATS, OptionKind::Check { default: false }),
+    (
+        OPT_SYZYGY_PATH,
+        OptionKind::String {
+            default: tablebase::EMPTY_PATH,
+        },
+    ),
+    (
+        OPT_SYZYGY_PROBE_DEPTH,
+        OptionKind::Spin {
+            default: 1,
+            min: 1,
+            max: MAX_PLY as i64,
+        },
+    ),
+    (
+        OPT_SYZYGY_PROBE_LIMIT,
+        OptionKind::Spin {
+            default: MAX_PROBE_LIMIT as i64,
+            min: 0,
+            max: MAX_PROBE_LIMIT as i64,
+        },
+    ),
+    (OPT_SYZYGY_50_MOVE_RULE, OptionKind::Check { default: true }),
 ];
 
 fn option_line(name: &str, kind: OptionKind) -> String {
@@ -116,6 +145,9 @@ fn option_line(name: &str, kind: OptionKind) -> String {
         }
         OptionKind::Check { default } => format!("option name {name} type check default {default}"),
         OptionKind::Button => format!("option name {name} type button"),
+        OptionKind::String { default } => {
+            format!("option name {name} type string default {default}")
+        }
     }
 }
 
@@ -346,6 +378,9 @@ struct Shell {
     move_overhead_ms: u64,
     chess960: bool,
     search_stats: bool,
+    /// The tables of `SyzygyPath` (`None`: no path set) and how the search uses them.
+    tablebases: Option<Arc<Tablebases>>,
+    tb_settings: ProbeSettings,
     position: PositionSpec,
     game: Game,
     /// `None` while a search thread owns it.
@@ -375,6 +410,8 @@ impl Shell {
             move_overhead_ms: DEFAULT_MOVE_OVERHEAD_MS as u64,
             chess960: false,
             search_stats: false,
+            tablebases: None,
+            tb_settings: ProbeSettings::default(),
             position: PositionSpec::default(),
             game: Game::new(Position::startpos()),
             task: None,
@@ -785,6 +822,8 @@ impl Shell {
                     OPT_MOVE_OVERHEAD => self.move_overhead_ms = v as u64,
                     OPT_THREADS => self.threads = v as usize,
                     OPT_MULTI_PV => self.multi_pv = v as usize,
+                    OPT_SYZYGY_PROBE_DEPTH => self.tb_settings.depth = v as i32,
+                    OPT_SYZYGY_PROBE_LIMIT => self.tb_settings.limit = v as u32,
                     _ => {}
                 }
             }
@@ -800,12 +839,41 @@ impl Shell {
                 match name {
                     OPT_CHESS960 => self.set_chess960(on),
                     OPT_SEARCH_STATS => self.search_stats = on,
+                    OPT_SYZYGY_50_MOVE_RULE => self.tb_settings.rule50 = on,
                     _ => {} // Ponder: the GUI tells us when to ponder with `go ponder`.
                 }
+            }
+            OptionKind::String { .. } => {
+                // SyzygyPath, the one string option.
+                self.set_syzygy_path(value.unwrap_or(""))?;
             }
         }
         self.apply_pending_if_idle();
         Ok(())
+    }
+
+    /// Opens the tables of a `SyzygyPath` value (checked now, so a bad path is one
+    /// error line at `setoption`, not a surprise in the middle of a game). On an error
+    /// the tables in use, if any, stay.
+    fn set_syzygy_path(&mut self, value: &str) -> Result<(), String> {
+        match Tablebases::open(value) {
+            Ok(Some(tables)) => {
+                self.out.text(&format!("info string {}", tables.summary()));
+                self.tablebases = Some(Arc::new(tables));
+                Ok(())
+            }
+            Ok(None) => {
+                self.tablebases = None;
+                Ok(())
+            }
+            Err(e) => Err(match &self.tablebases {
+                Some(kept) => format!(
+                    "SyzygyPath: {e}; the tables in use stay ({})",
+                    kept.summary()
+                ),
+                None => format!("SyzygyPath: {e}; no tablebases are in use"),
+            }),
+        }
     }
 
     /// Castling notation and FEN castling semantics follow the mode, so the current
@@ -882,6 +950,7 @@ impl Shell {
                 .error("no searcher available; the search is not started");
             return;
         };
+        searcher.set_tablebases(self.tablebases.clone(), self.tb_settings);
         let control = Arc::new(Control::default());
         control.pondering.store(request.ponder, Ordering::SeqCst);
         let limits = request.limits;
@@ -1214,13 +1283,14 @@ fn info_line(root: &Position, info: &SearchInfo, multi_pv: bool) -> String {
         String::new()
     };
     let mut line = format!(
-        "info depth {} seldepth {}{multipv} score {} nodes {} nps {} hashfull {} time {}",
+        "info depth {} seldepth {}{multipv} score {} nodes {} nps {} hashfull {} tbhits {} time {}",
         info.depth,
         info.seldepth,
         score_text(info.score),
         info.nodes,
         info.nps,
         info.hashfull,
+        info.tbhits,
         info.time_ms
     );
     if !info.pv.is_empty() {
@@ -1383,13 +1453,14 @@ mod tests {
             nodes: 1234,
             nps: 5678,
             hashfull: 12,
+            tbhits: 3,
             time_ms: 90,
             pv: vec![e4],
             multipv: 2,
         };
         assert_eq!(
             info_line(&root, &info, false),
-            "info depth 7 seldepth 11 score mate -3 nodes 1234 nps 5678 hashfull 12 time 90 pv e2e4"
+            "info depth 7 seldepth 11 score mate -3 nodes 1234 nps 5678 hashfull 12 tbhits 3 time 90 pv e2e4"
         );
         assert_eq!(
             info_line(&root, &info, true),

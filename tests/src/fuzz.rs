@@ -64,6 +64,8 @@ const FENS: &[&str] = &[
     "4k3/8/8/8/8/8/8/4K3 w - - 0 1",
     "8/P7/8/8/8/8/8/k6K w - - 0 1",
     "8/5pk1/6p1/8/3K4/8/5PPP/8 b - - 99 80",
+    // In the fixture tables (tests/data/syzygy) once SyzygyPath is set.
+    "7K/8/8/8/8/8/1pk5/4R3 w - - 0 1",
     "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
 ];
 
@@ -139,6 +141,13 @@ const OTHER_WELL_FORMED: &[&str] = &[
     "setoption name Threads value 2",
     "setoption name MultiPV value 3",
     "setoption name MultiPV value 1",
+    concat!(
+        "setoption name SyzygyPath value ",
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/syzygy"
+    ),
+    "setoption name SyzygyPath value <empty>",
+    "setoption name Syzygy50MoveRule value false",
     "debug on",
     "register later",
 ];
@@ -272,6 +281,22 @@ impl Generator {
             "Threads" => format!("setoption name Threads value {}", 1 + self.rng.below(2)),
             "MultiPV" => format!("setoption name MultiPV value {}", 1 + self.rng.below(3)),
             "Move Overhead" => format!("setoption name Move Overhead value {}", self.rng.below(50)),
+            "SyzygyPath" => format!(
+                "setoption name SyzygyPath value {}",
+                [
+                    concat!(env!("CARGO_MANIFEST_DIR"), "/data/syzygy"),
+                    "<empty>",
+                    "/no/such/syzygy/dir",
+                ][self.rng.below(3)]
+            ),
+            "SyzygyProbeDepth" => format!(
+                "setoption name SyzygyProbeDepth value {}",
+                1 + self.rng.below(20)
+            ),
+            "SyzygyProbeLimit" => format!(
+                "setoption name SyzygyProbeLimit value {}",
+                self.rng.below(8)
+            ),
             _ => {
                 // A parameter: any value in its bounds.
                 let spec = occam::params::PARAM_SPECS

@@ -152,9 +152,16 @@ fn option_list_equals_the_parameter_files_plus_standard_options() {
         .iter()
         .filter(|o| o.contains(" type spin "))
         .filter(|o| {
-            !["Hash", "Threads", "MultiPV", "Move Overhead"]
-                .iter()
-                .any(|s| o.starts_with(&format!("option name {s} ")))
+            ![
+                "Hash",
+                "Threads",
+                "MultiPV",
+                "Move Overhead",
+                "SyzygyProbeDepth",
+                "SyzygyProbeLimit",
+            ]
+            .iter()
+            .any(|s| o.starts_with(&format!("option name {s} ")))
         })
         .count();
     assert_eq!(

@@ -141,6 +141,7 @@ impl GameArgs {
             draw_score: self.draw_score,
             draw_moves: self.draw_moves,
             max_plies: self.max_plies,
+            tablebases: None,
         }
     }
 

@@ -3,12 +3,14 @@
 //! game records. A game is always played through [`occam::position::Game`], so the
 //! engine's own rules decide draws.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use occam::Params;
 use occam::position::{Game, GameEnd, Position};
 use occam::search::{Clock, Control, Limits, Score, Searcher};
+use occam::tablebase::Tablebases;
 use shakmaty::{Color, Move, Position as _};
 
 /// How each move is limited.
@@ -122,7 +124,7 @@ impl Player for EnginePlayer {
 }
 
 /// When a game is decided without playing it out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Adjudication {
     /// A side resigns when its own score (as it reports it for its move) is at least this
     /// many centipawns below zero...
@@ -140,7 +142,13 @@ pub struct Adjudication {
     pub draw_moves: u32,
     /// Declare a draw after this many plies (0: no limit).
     pub max_plies: u32,
+    /// Decide a game as soon as its position is in these tables (`tuner match
+    /// --syzygy`), by the result under the fifty-move rule.
+    pub tablebases: Option<Arc<Tablebases>>,
 }
+
+/// The termination of a game decided by [`Adjudication::tablebases`].
+pub const TABLEBASE_REASON: &str = "adjudication: tablebase";
 
 impl Default for Adjudication {
     fn default() -> Self {
@@ -151,6 +159,7 @@ impl Default for Adjudication {
             draw_score: 10,
             draw_moves: 8,
             max_plies: 400,
+            tablebases: None,
         }
     }
 }
@@ -386,6 +395,18 @@ pub fn play_game(
             record.reason = end.reason().to_string();
             return record;
         }
+        if let Some(tables) = &adjudication.tablebases
+            && let Some(wdl) = tables.adjudicate(game.position.board())
+        {
+            let mover = game.position.turn();
+            record.outcome = match wdl.signum() {
+                1 => Outcome::win_for(mover),
+                -1 => Outcome::win_for(!mover),
+                _ => Outcome::Draw,
+            };
+            record.reason = TABLEBASE_REASON.into();
+            return record;
+        }
         let plies_played = record.moves.len() - record.opening_plies;
         if adjudication.max_plies > 0 && plies_played as u32 >= adjudication.max_plies {
             record.reason = "adjudication: maximum game length".into();
@@ -588,5 +609,49 @@ mod tests {
             &adj,
         );
         assert_ne!(g.reason, "adjudication: resign", "{}", g.reason);
+    }
+
+    /// `--syzygy`: a game in the tables ends with their result, at once or as soon as
+    /// a capture brings it there.
+    #[test]
+    fn tablebase_adjudication_ends_games_in_the_tables() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/syzygy");
+        let tables = Tablebases::open(dir)
+            .expect("fixture tables")
+            .expect("a path");
+        let adj = Adjudication {
+            tablebases: Some(Arc::new(tables)),
+            ..Adjudication::default()
+        };
+        let mut a = EnginePlayer::new("a", Params::default(), 1);
+        let mut b = EnginePlayer::new("b", Params::default(), 1);
+        for (fen, outcome, plies) in [
+            // KRvK with the defender to move, KRvKP drawn (pawn on the 7th).
+            ("8/8/8/4k3/8/8/8/R3K3 b - - 0 1", Outcome::WhiteWins, 0),
+            ("7K/8/8/8/8/8/1pk5/4R3 w - - 0 1", Outcome::Draw, 0),
+            // KRvKRP (no table): Rxa8+ enters KRvKP, won for White.
+            ("r3k3/7p/8/8/8/8/8/R3K3 w - - 0 1", Outcome::WhiteWins, 1),
+        ] {
+            let opening = Game::new(Position::from_fen(fen, false).unwrap());
+            let g = play_game(&mut a, &mut b, &opening, TimeControl::Nodes(300), &adj);
+            assert_eq!(
+                (g.outcome, g.reason.as_str()),
+                (outcome, TABLEBASE_REASON),
+                "{fen}"
+            );
+            assert_eq!(g.moves.len(), plies, "{fen}");
+        }
+        // Without tables the same won position is played on.
+        let opening =
+            Game::new(Position::from_fen("8/8/8/4k3/8/8/8/R3K3 b - - 0 1", false).unwrap());
+        let g = play_game(
+            &mut a,
+            &mut b,
+            &opening,
+            TimeControl::Nodes(300),
+            &Adjudication::default(),
+        );
+        assert_ne!(g.reason, TABLEBASE_REASON);
+        assert!(!g.moves.is_empty());
     }
 }

@@ -230,7 +230,8 @@ impl Data {
             parse_positions(&text).with_context(|| args.positions.display().to_string())?;
         let total = parsed.len();
         let material: [i32; 5] = std::array::from_fn(|r| {
-            params.get(features::PARAMS[features::MATERIAL[r]][features::MG].expect("material_*_mg"))
+            params
+                .get(features::PARAMS[features::MATERIAL[r]][features::MG].expect("material_*_mg"))
         });
         let quiet: Vec<(Position, f64)> = if args.no_quiet_filter {
             parsed

@@ -422,3 +422,59 @@ fn stockfish_over_uci_when_installed() {
         }
     }
 }
+
+/// `--syzygy DIR`: games in the tables are adjudicated by them and the report counts
+/// them apart; a bad directory is one clear error before any game.
+#[test]
+fn syzygy_adjudication_is_counted_apart() {
+    let dir = scratch("syzygy");
+    let book = dir.join("tb.epd");
+    // KRvK (White wins whoever moves) and a drawn KRvKP.
+    std::fs::write(
+        &book,
+        "8/8/8/4k3/8/8/8/R3K3 w - - 0 1\n7K/8/8/8/8/8/1pk5/4R3 w - - 0 1\n",
+    )
+    .unwrap();
+    let tables = root().join("tests/data/syzygy");
+    let out = tuner(&[
+        "match",
+        "--a",
+        "name=x,compiled",
+        "--b",
+        "name=y,compiled",
+        "--book",
+        book.to_str().unwrap(),
+        "--pairs",
+        "2",
+        "--nodes",
+        "200",
+        "--syzygy",
+        tables.to_str().unwrap(),
+    ]);
+    let report = text(&out);
+    assert!(out.status.success(), "{report}");
+    // Pair 1 (KRvK): x wins as White, loses as Black; pair 2: two draws.
+    assert!(
+        report.contains("Tablebase adjudications: 4 games (x W, 1-2-1 W-D-L)"),
+        "{report}"
+    );
+
+    let out = tuner(&[
+        "match",
+        "--a",
+        "compiled",
+        "--b",
+        "name=y,compiled",
+        "--pairs",
+        "1",
+        "--syzygy",
+        "/no/such/tables",
+    ]);
+    let report = text(&out);
+    assert!(!out.status.success(), "{report}");
+    assert!(
+        report.contains("--syzygy: cannot read Syzygy directory '/no/such/tables'"),
+        "{report}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

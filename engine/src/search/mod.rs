@@ -11,17 +11,20 @@ mod root;
 pub mod see;
 mod smp;
 pub mod stats;
+mod syzygy;
 pub mod time;
 pub mod tt;
 
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use shakmaty::{Move, Position as _};
 
 use crate::eval::Evaluator;
 use crate::params::Params;
 use crate::position::{Game, Position};
+use crate::tablebase::{ProbeSettings, Tablebases};
 use history::{ContKeys, History, piece_to};
 use movepick::{MovePicker, is_noisy};
 use see::{SeeValues, see};
@@ -122,6 +125,8 @@ pub struct SearchInfo {
     pub nps: u64,
     /// Per mille of the transposition table in use.
     pub hashfull: u32,
+    /// Tablebase probes that answered (all threads).
+    pub tbhits: u64,
     pub time_ms: u64,
     pub pv: Vec<Move>,
 }
@@ -175,6 +180,10 @@ struct Shared {
     /// LMR table in hundredths of a ply, `[depth][move number]`, built from `lmr_*`.
     lmr: Vec<i32>,
     tt: TranspositionTable,
+    /// tb_: Syzygy tables (read-only), how to probe them, probes answered by any thread.
+    tablebases: Option<Arc<Tablebases>>,
+    tb_settings: ProbeSettings,
+    tb_hits: AtomicU64,
 }
 
 const LMR_SIZE: usize = 64;
@@ -197,6 +206,9 @@ impl Shared {
             lmr: lmr_table(&params),
             params,
             tt: TranspositionTable::new(hash_mb),
+            tablebases: None,
+            tb_settings: ProbeSettings::default(),
+            tb_hits: AtomicU64::new(0),
         }
     }
 
@@ -323,6 +335,12 @@ impl Searcher {
         &self.shared.params
     }
 
+    /// tb_: the Syzygy tables the next searches probe (`None`: none) and how.
+    pub fn set_tablebases(&mut self, tables: Option<Arc<Tablebases>>, settings: ProbeSettings) {
+        self.shared.tablebases = tables;
+        self.shared.tb_settings = settings;
+    }
+
     /// Replaces the parameters and rebuilds every table derived from them.
     pub fn set_params(&mut self, params: Params) {
         for w in std::iter::once(&mut self.main).chain(&mut self.helpers) {
@@ -385,6 +403,15 @@ impl Searcher {
         control: &Control,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
+        self.shared.tb_hits.store(0, Ordering::Relaxed);
+        // tb_: a root the tables cover is answered without searching (syzygy.rs),
+        // unless the user asked for what only a search gives (restricted root moves,
+        // several lines, a proven mate).
+        let plain_root =
+            limits.searchmoves.is_empty() && limits.multi_pv <= 1 && limits.mate.is_none();
+        if plain_root && let Some(result) = self.tablebase_root(game, on_info) {
+            return result;
+        }
         self.shared.tt.new_search();
         if !self.helpers.is_empty() {
             return self.search_with_helpers(game, limits, control, on_info);
@@ -613,6 +640,11 @@ impl Worker {
             (None, self.stack[ply].static_eval)
         };
         let tt_move = tt.and_then(|h| h.mv);
+
+        // tb_: a WDL probe right after a capture or pawn move (syzygy.rs).
+        if !root && let Some(score) = self.probe_tablebase(ctx, pos, alpha, beta, depth, ply) {
+            return score;
+        }
 
         // hist_: the children start without killers from an unrelated subtree.
         self.history.clear_killers_at(ply + 1);

@@ -166,6 +166,7 @@ impl Worker {
                     nodes,
                     nps: nodes * 1000 / time_ms.max(1),
                     hashfull,
+                    tbhits: sh.tb_hits.load(Ordering::Relaxed),
                     time_ms,
                     pv: if line.pv.is_empty() && k == 0 {
                         best.into_iter().collect()

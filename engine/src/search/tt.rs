@@ -7,8 +7,9 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
 use shakmaty::{Move, Position as _, Role, Square};
 
-use super::{MATE_BOUND, NO_SCORE};
+use super::NO_SCORE;
 use crate::position::Position;
+use crate::tablebase::TB_WIN_BOUND;
 
 /// What a stored score says about the true value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,11 +147,12 @@ pub struct TranspositionTable {
     generation: u8,
 }
 
-/// Mate scores are stored as distance from this node, not from the root.
+/// Mate and tablebase-win scores are stored as distance from this node, not from
+/// the root (no other score reaches `TB_WIN_BOUND`).
 pub fn score_to_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TB_WIN_BOUND {
         score + ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_WIN_BOUND {
         score - ply as i32
     } else {
         score
@@ -159,9 +161,9 @@ pub fn score_to_tt(score: i32, ply: usize) -> i32 {
 
 /// Inverse of [`score_to_tt`].
 pub fn score_from_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TB_WIN_BOUND {
         score - ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_WIN_BOUND {
         score + ply as i32
     } else {
         score

@@ -12,9 +12,11 @@ pub mod stats;
 pub mod verify;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Result, bail};
 use clap::ArgAction;
+use occam::tablebase::Tablebases;
 
 use crate::game_args::GameArgs;
 use runner::{MatchConfig, MatchResult, play_match};
@@ -77,6 +79,11 @@ pub struct Args {
     /// Print the full report every this many pairs (0: only at the end).
     #[arg(long, default_value_t = 0)]
     pub report_every: u64,
+    /// Syzygy tables (directories separated by ':', ';' on Windows): a game whose
+    /// position is in them ends with their result under the fifty-move rule
+    /// (fastchess's -tb). Such games are counted separately in the report.
+    #[arg(long, value_name = "DIR")]
+    pub syzygy: Option<String>,
     #[command(flatten)]
     pub games_args: GameArgs,
 }
@@ -200,7 +207,16 @@ pub fn run(args: Args) -> Result<()> {
             .openings(pairs.min(MAX_GENERATED_OPENINGS) as usize)?
     };
     let pgn = args.games_args.pgn_writer()?;
-    let settings = args.games_args.describe();
+    let mut settings = args.games_args.describe();
+    let mut adjudication = args.games_args.adjudication();
+    if let Some(path) = &args.syzygy {
+        let tables = Tablebases::open(path)
+            .map_err(|e| anyhow::anyhow!("--syzygy: {e}"))?
+            .ok_or_else(|| anyhow::anyhow!("--syzygy: give a directory of Syzygy tables"))?;
+        eprintln!("tablebase adjudication: {}", tables.summary());
+        settings.push_str(&format!(" syzygy={path}"));
+        adjudication.tablebases = Some(Arc::new(tables));
+    }
     let (first, opponents) = sides.split_first().expect("two sides at least");
     let mut results: Vec<MatchResult> = Vec::new();
     for (i, opponent) in opponents.iter().enumerate() {
@@ -210,7 +226,7 @@ pub fn run(args: Args) -> Result<()> {
             pairs,
             concurrency: args.concurrency as usize,
             tc,
-            adjudication: args.games_args.adjudication(),
+            adjudication: adjudication.clone(),
             openings: &openings,
             hash_mb: args.games_args.hash_mb(),
             sprt,

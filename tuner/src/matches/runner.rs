@@ -20,7 +20,9 @@ use serde::{Deserialize, Serialize};
 use super::side::Side;
 use super::sprt::{Decision, Sprt};
 use super::stats::{Tally, fmt2};
-use crate::games::{Adjudication, GameRecord, Outcome, PlayerFault, TimeControl, play_pair};
+use crate::games::{
+    Adjudication, GameRecord, Outcome, PlayerFault, TABLEBASE_REASON, TimeControl, play_pair,
+};
 use crate::pgn::{PgnWriter, render};
 
 /// How often the live line is logged when stderr is not a terminal.
@@ -60,6 +62,9 @@ pub struct MatchResult {
     pub sprt: Option<(Sprt, f64, Decision)>,
     /// Faults per engine name: (crashes/hangs, illegal moves, time forfeits).
     pub faults: BTreeMap<String, [u64; 3]>,
+    /// Games decided by `--syzygy` tablebase adjudication, from A's view: (wins,
+    /// draws, losses); `None` without tables. Part of `tally` too.
+    pub tablebase: Option<[u64; 3]>,
     /// Pairs played in this run (not counting resumed ones) and the time they took.
     pub played_pairs: u64,
     pub elapsed: Duration,
@@ -81,6 +86,13 @@ impl MatchResult {
         if let Some((sprt, llr, _)) = &self.sprt {
             out.push_str(&sprt.status(*llr));
             out.push('\n');
+        }
+        if let Some([w, d, l]) = self.tablebase {
+            out.push_str(&format!(
+                "Tablebase adjudications: {} games ({} W, {w}-{d}-{l} W-D-L), included above\n",
+                w + d + l,
+                self.a
+            ));
         }
         for (name, [crash, illegal, time]) in &self.faults {
             out.push_str(&format!(
@@ -152,6 +164,8 @@ struct ResultsFile {
     file: File,
     done: HashSet<u64>,
     tally: Tally,
+    /// Tablebase adjudications among the done pairs (see [`MatchResult::tablebase`]).
+    tablebase: [u64; 3],
 }
 
 impl ResultsFile {
@@ -159,6 +173,7 @@ impl ResultsFile {
         let shown = path.display();
         let mut done = HashSet::new();
         let mut tally = Tally::default();
+        let mut tablebase = [0; 3];
         if !resume {
             if path.exists() {
                 bail!(
@@ -171,7 +186,12 @@ impl ResultsFile {
                 fingerprint: fingerprint.to_string(),
             };
             writeln!(file, "{}", serde_json::to_string(&header)?)?;
-            return Ok(ResultsFile { file, done, tally });
+            return Ok(ResultsFile {
+                file,
+                done,
+                tally,
+                tablebase,
+            });
         }
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("--resume: cannot read results file {shown}"))?;
@@ -201,6 +221,8 @@ impl ResultsFile {
             };
             if done.insert(pair.pair) {
                 tally.add_pair_outcomes(first, second);
+                count_tablebase(&mut tablebase, &pair.reasons[0], first, true);
+                count_tablebase(&mut tablebase, &pair.reasons[1], second, false);
             }
         }
         let file = OpenOptions::new()
@@ -211,7 +233,12 @@ impl ResultsFile {
         let mut file = file;
         use std::io::Seek as _;
         file.seek(std::io::SeekFrom::End(0))?;
-        Ok(ResultsFile { file, done, tally })
+        Ok(ResultsFile {
+            file,
+            done,
+            tally,
+            tablebase,
+        })
     }
 
     fn append(&mut self, pair: u64, games: &[GameRecord; 2]) -> Result<()> {
@@ -229,6 +256,20 @@ impl ResultsFile {
         self.file.flush()?;
         Ok(())
     }
+}
+
+/// Counts a game in (A wins, draws, A losses) when the tables decided it; `a_white`
+/// says whether A had White.
+fn count_tablebase(counts: &mut [u64; 3], reason: &str, outcome: Outcome, a_white: bool) {
+    if reason != TABLEBASE_REASON {
+        return;
+    }
+    let index = match (outcome, a_white) {
+        (Outcome::Draw, _) => 1,
+        (Outcome::WhiteWins, true) | (Outcome::BlackWins, false) => 0,
+        _ => 2,
+    };
+    counts[index] += 1;
 }
 
 fn fault_index(fault: &PlayerFault) -> usize {
@@ -361,6 +402,11 @@ impl<'c, 'a> Collector<'c, 'a> {
                 tally: results.as_ref().map(|r| r.tally).unwrap_or_default(),
                 sprt: None,
                 faults: BTreeMap::new(),
+                tablebase: config
+                    .adjudication
+                    .tablebases
+                    .as_ref()
+                    .map(|_| results.as_ref().map_or([0; 3], |r| r.tablebase)),
                 played_pairs: 0,
                 elapsed: Duration::ZERO,
             },
@@ -424,6 +470,11 @@ impl<'c, 'a> Collector<'c, 'a> {
         let config = self.config;
         self.result.tally.add_pair(&games[0], &games[1]);
         self.result.played_pairs += 1;
+        if let Some(counts) = &mut self.result.tablebase {
+            for (k, g) in games.iter().enumerate() {
+                count_tablebase(counts, &g.reason, g.outcome, k == 0);
+            }
+        }
         for g in games {
             if let Some((color, fault)) = &g.fault {
                 let name = if color.is_white() { &g.white } else { &g.black };
