@@ -1464,7 +1464,7 @@ mod tests {
         );
         assert_eq!(
             info_line(&root, &info, true),
-            "info depth 7 seldepth 11 multipv 2 score mate -3 nodes 1234 nps 5678 hashfull 12 time 90 pv e2e4"
+            "info depth 7 seldepth 11 multipv 2 score mate -3 nodes 1234 nps 5678 hashfull 12 tbhits 3 time 90 pv e2e4"
         );
     }
 
