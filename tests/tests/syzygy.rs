@@ -111,62 +111,9 @@ fn result_after(tables: &Tablebases, fen: &str, mv: &str) -> Wdl {
         .unwrap_or_else(|| panic!("{fen} {mv}: not in the tables"))
 }
 
-/// Textbook endings, result for the side to move (see engine/src/tablebase/tests.rs).
-const KNOWN: &[(&str, &str, Wdl)] = &[
-    ("KQvK", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", Wdl::Win),
-    (
-        "KQvK, queen hangs",
-        "8/8/8/8/8/8/1k6/1Q1K4 b - - 0 1",
-        Wdl::Draw,
-    ),
-    ("KRvK", "8/8/8/4k3/8/8/8/R3K3 w - - 0 1", Wdl::Win),
-    (
-        "KRvK, defender",
-        "8/8/8/4k3/8/8/8/R3K3 b - - 0 1",
-        Wdl::Loss,
-    ),
-    (
-        "KPvK, opposition, W",
-        "8/4k3/8/4K3/4P3/8/8/8 w - - 0 1",
-        Wdl::Draw,
-    ),
-    (
-        "KPvK, opposition, B",
-        "8/4k3/8/4K3/4P3/8/8/8 b - - 0 1",
-        Wdl::Loss,
-    ),
-    (
-        "KPvK, key square",
-        "4k3/8/3K4/8/4P3/8/8/8 b - - 0 1",
-        Wdl::Loss,
-    ),
-    (
-        "KPvK, blocked",
-        "8/8/8/8/8/4k3/4P3/4K3 w - - 0 1",
-        Wdl::Draw,
-    ),
-    ("KBNvK", "8/8/8/4k3/8/8/8/KBN5 w - - 0 1", Wdl::Win),
-    (
-        "KBNvK, defender",
-        "8/8/8/4k3/8/8/8/KBN5 b - - 0 1",
-        Wdl::Loss,
-    ),
-    (
-        "KRvKP, pawn too slow",
-        "8/1p6/8/8/8/8/2R5/K6k w - - 0 1",
-        Wdl::Win,
-    ),
-    (
-        "KRvKP, pawn side",
-        "8/1p6/8/8/8/8/2R5/K6k b - - 0 1",
-        Wdl::Loss,
-    ),
-    (
-        "KRvKP, pawn on 7th",
-        "7K/8/8/8/8/8/1pk5/4R3 w - - 0 1",
-        Wdl::Draw,
-    ),
-];
+// Textbook endings with their result for the side to move, shared with the engine's
+// tablebase unit tests.
+include!("../../engine/src/tablebase/textbook_endings.rs");
 
 #[test]
 fn the_options_are_listed() {
