@@ -4,12 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+mod common;
+use common::{fresh_dir, param_values, root, text};
 
 fn tuner(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tuner"))
@@ -18,18 +14,8 @@ fn tuner(args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn text(out: &Output) -> String {
-    format!(
-        "{}\n--- stderr ---\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("occam-import-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("import", name);
     for f in ["search.json", "eval.json"] {
         std::fs::copy(root().join("params").join(f), dir.join(f)).unwrap();
     }
@@ -38,19 +24,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// (name, value) of every entry of an Occam parameter file.
 fn values(path: &Path) -> Vec<(String, i64)> {
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    json["params"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p["name"].as_str().unwrap().to_string(),
-                p["value"].as_i64().unwrap(),
-            )
-        })
-        .collect()
+    param_values(&std::fs::read_to_string(path).unwrap())
 }
 
 #[test]

@@ -5,16 +5,11 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 use std::sync::mpsc::channel;
 use std::time::Duration;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+mod common;
+use common::{fresh_dir, occam_binary, root, text};
 
 fn tuner(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tuner"))
@@ -24,20 +19,9 @@ fn tuner(args: &[&str]) -> Output {
         .expect("run tuner")
 }
 
-fn text(out: &Output) -> String {
-    format!(
-        "{}\n--- stderr ---\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 /// A fresh scratch directory per test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("occam-match-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    fresh_dir("match", name)
 }
 
 /// A copy of params/eval.json where `field` of every entry is moved to the bound
@@ -293,27 +277,6 @@ fn verify_writes_a_stamped_header_only_after_h1() {
     assert!(all.contains("not written"), "{all}");
     assert!(!header2.exists());
     std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// The `occam` binary of this profile, built once (as tests/src/lib.rs does).
-fn occam_binary() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let bin_dir = Path::new(env!("CARGO_BIN_EXE_tuner")).parent().unwrap();
-            let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-            cmd.current_dir(root())
-                .args(["build", "--quiet", "-p", "occam", "--bins"]);
-            if bin_dir.file_name().is_some_and(|n| n == "release") {
-                cmd.arg("--release");
-            }
-            assert!(
-                cmd.status().unwrap().success(),
-                "cargo build -p occam failed"
-            );
-            bin_dir.join(format!("occam{}", std::env::consts::EXE_SUFFIX))
-        })
-        .clone()
 }
 
 /// Whether `engine` answers `go nodes` with a bestmove within a few seconds.

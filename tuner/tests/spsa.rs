@@ -6,14 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const TUNER: &str = env!("CARGO_BIN_EXE_tuner");
+mod common;
+use common::{param_values, root};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+const TUNER: &str = env!("CARGO_BIN_EXE_tuner");
 
 /// A scratch directory holding a copy of params/search.json.
 fn scratch(name: &str) -> (PathBuf, PathBuf) {
@@ -21,13 +17,13 @@ fn scratch(name: &str) -> (PathBuf, PathBuf) {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("search.json");
-    std::fs::copy(workspace().join("params/search.json"), &file).unwrap();
+    std::fs::copy(root().join("params/search.json"), &file).unwrap();
     (dir, file)
 }
 
 fn two_params() -> String {
     // Two parameters that certainly exist: the first two of the file.
-    let text = std::fs::read_to_string(workspace().join("params/search.json")).unwrap();
+    let text = std::fs::read_to_string(root().join("params/search.json")).unwrap();
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     let names: Vec<&str> = json["params"]
         .as_array()
@@ -54,21 +50,6 @@ fn spsa(file: &Path, extra: &[&str]) -> Output {
     ];
     args.extend_from_slice(extra);
     tuner(&args)
-}
-
-fn values(text: &str) -> Vec<(String, i64)> {
-    let json: serde_json::Value = serde_json::from_str(text).unwrap();
-    json["params"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p["name"].as_str().unwrap().to_string(),
-                p["value"].as_i64().unwrap(),
-            )
-        })
-        .collect()
 }
 
 /// The file with every `"value": N` blanked, to compare everything but the values.
@@ -110,7 +91,7 @@ fn a_tiny_tune_changes_only_values_and_leaves_a_journal_and_table() {
     );
     let after = std::fs::read_to_string(&file).unwrap();
     assert_eq!(without_values(&before), without_values(&after));
-    let (b, a) = (values(&before), values(&after));
+    let (b, a) = (param_values(&before), param_values(&after));
     let tuned: Vec<&str> = params.split(',').collect();
     for ((name, vb), (_, va)) in b.iter().zip(&a) {
         if !tuned.contains(&name.as_str()) {
@@ -241,7 +222,7 @@ fn a_killed_run_resumes_and_finishes() {
         .collect();
     ks.sort();
     assert_eq!(ks, (1..=400).collect::<Vec<_>>());
-    values(&std::fs::read_to_string(&file).unwrap());
+    param_values(&std::fs::read_to_string(&file).unwrap());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -409,7 +390,7 @@ fn a_detuned_queen_value_moves_towards_its_worth() {
     let dir = std::env::temp_dir().join(format!("occam-spsa-direction-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let text = std::fs::read_to_string(workspace().join("params/eval.json")).unwrap();
+    let text = std::fs::read_to_string(root().join("params/eval.json")).unwrap();
     let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     let tuned = ["material_queen_mg", "material_queen_eg"];
     for entry in doc["params"].as_array_mut().unwrap() {
@@ -437,7 +418,7 @@ fn a_detuned_queen_value_moves_towards_its_worth() {
     );
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{log}");
-    let after = values(&std::fs::read_to_string(&file).unwrap());
+    let after = param_values(&std::fs::read_to_string(&file).unwrap());
     for name in tuned {
         let (_, v) = after.iter().find(|(n, _)| n == name).unwrap();
         // A run in the wrong direction ends at the bound 0; the right one near 500.
@@ -552,7 +533,7 @@ fn tuned_and_left_out(dir: &Path) -> (Vec<String>, Vec<String>) {
 
 /// The clock-only parameters of params/search.json (`"measured_by": "clock"`).
 fn clock_only() -> Vec<String> {
-    let text = std::fs::read_to_string(workspace().join("params/search.json")).unwrap();
+    let text = std::fs::read_to_string(root().join("params/search.json")).unwrap();
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     json["params"]
         .as_array()
@@ -571,7 +552,7 @@ fn fixed_node_games_leave_the_clock_only_parameters_out() {
         "{clock:?}"
     );
     let (dir, file) = scratch("clockless");
-    let before = values(&std::fs::read_to_string(&file).unwrap());
+    let before = param_values(&std::fs::read_to_string(&file).unwrap());
     // The README's main job, on the whole file, at fixed nodes.
     let out = spsa(&file, &["--pairs", "1", "--threads", "1"]);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -588,7 +569,7 @@ fn fixed_node_games_leave_the_clock_only_parameters_out() {
         table.contains("left out (not tuned, values kept): tm_") && table.contains("clock-only"),
         "{table}"
     );
-    let after = values(&std::fs::read_to_string(&file).unwrap());
+    let after = param_values(&std::fs::read_to_string(&file).unwrap());
     for ((name, vb), (_, va)) in before.iter().zip(&after) {
         if clock.contains(name) {
             assert_eq!(vb, va, "{name} is clock-only but changed");

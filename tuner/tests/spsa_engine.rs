@@ -5,52 +5,15 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
+
+mod common;
+use common::{fresh_dir, occam_binary, root, text};
 
 const TUNER: &str = env!("CARGO_BIN_EXE_tuner");
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// The `occam` binary of this profile, built once.
-fn occam() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let bin_dir = Path::new(TUNER).parent().unwrap();
-            let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-            cmd.current_dir(root())
-                .args(["build", "--quiet", "-p", "occam", "--bins"]);
-            if bin_dir.file_name().is_some_and(|n| n == "release") {
-                cmd.arg("--release");
-            }
-            assert!(
-                cmd.status().unwrap().success(),
-                "cargo build -p occam failed"
-            );
-            bin_dir.join(format!("occam{}", std::env::consts::EXE_SUFFIX))
-        })
-        .clone()
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("occam-spsa-engine-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}\n--- stderr ---\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    fresh_dir("spsa-engine", name)
 }
 
 fn tuner(args: &[String], env: &[(&str, &Path)]) -> Output {
@@ -110,7 +73,10 @@ fn occam_over_uci_and_in_process_write_the_same_journal() {
         let mut args = vec!["spsa".to_string(), file.display().to_string()];
         args.extend(common.clone());
         if external {
-            args.extend(["--engine".into(), format!("cmd={}", occam().display())]);
+            args.extend([
+                "--engine".into(),
+                format!("cmd={}", occam_binary().display()),
+            ]);
         }
         let out = tuner(&args, &[]);
         assert!(out.status.success(), "{}", text(&out));
@@ -153,7 +119,7 @@ fn engine_faults_are_scored_and_the_tune_goes_on() {
             file.display().to_string(),
             "--engine".into(),
             format!("cmd={}", script.display()),
-            format!("args=proxy {} {faults}", occam().display()),
+            format!("args=proxy {} {faults}", occam_binary().display()),
             "timeout=1".into(),
             "--restart".into(),
         ];
@@ -224,7 +190,7 @@ fn a_killed_external_tune_resumes_and_finishes() {
     let dir = scratch("kill");
     let list = dir.join("occam.spsa");
     // An OpenBench list of four of Occam's parameters.
-    let all = Command::new(occam())
+    let all = Command::new(occam_binary())
         .args(["params", "quit"])
         .output()
         .unwrap();
@@ -241,7 +207,7 @@ fn a_killed_external_tune_resumes_and_finishes() {
         let mut a = vec![
             "spsa".to_string(),
             "--engine".into(),
-            format!("cmd={}", occam().display()),
+            format!("cmd={}", occam_binary().display()),
             "--params-file".into(),
             list.display().to_string(),
         ];
@@ -302,7 +268,7 @@ fn a_killed_external_tune_resumes_and_finishes() {
 #[test]
 fn parameter_lists_are_checked_and_written_in_their_format() {
     let dir = scratch("lists");
-    let engine = format!("cmd={}", occam().display());
+    let engine = format!("cmd={}", occam_binary().display());
     let bad = dir.join("bad.spsa");
     let text_bad = "asp_delta, int, 20, 5, 60, 2, 0.002\nNoSuchThing, int, 1, 0, 9, 1, 0.002\nrfp_margin, int, 80, -100000, 100, 5, 0.002";
     std::fs::write(&bad, text_bad).unwrap();

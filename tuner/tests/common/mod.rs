@@ -1,0 +1,69 @@
+//! Helpers shared by the tuner's integration tests (each test file is its own crate
+//! and uses only some of them, hence the `dead_code` allowance).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// A command's stdout and stderr, for assertion messages.
+pub fn text(out: &Output) -> String {
+    format!(
+        "{}\n--- stderr ---\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A fresh, empty scratch directory named after the test file (`tag`) and test.
+pub fn fresh_dir(tag: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("occam-{tag}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// (name, value) of every entry of an Occam parameter file's text.
+pub fn param_values(json_text: &str) -> Vec<(String, i64)> {
+    let json: serde_json::Value = serde_json::from_str(json_text).unwrap();
+    json["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_string(),
+                p["value"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The `occam` binary of this profile, built once (as tests/src/lib.rs does).
+pub fn occam_binary() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let bin_dir = Path::new(env!("CARGO_BIN_EXE_tuner")).parent().unwrap();
+            let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+            cmd.current_dir(root())
+                .args(["build", "--quiet", "-p", "occam", "--bins"]);
+            if bin_dir.file_name().is_some_and(|n| n == "release") {
+                cmd.arg("--release");
+            }
+            assert!(
+                cmd.status().unwrap().success(),
+                "cargo build -p occam failed"
+            );
+            bin_dir.join(format!("occam{}", std::env::consts::EXE_SUFFIX))
+        })
+        .clone()
+}
