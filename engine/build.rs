@@ -23,7 +23,7 @@ fn load(dir: &Path) -> Vec<ParamFile> {
         println!("cargo:rerun-if-changed={}", file.display());
     }
     let loaded = occam_params::load_all(&files).unwrap_or_else(|e| panic!("{e}"));
-    for note in loaded.iter().filter_map(ParamFile::deprecation) {
+    for note in loaded.iter().flat_map(ParamFile::deprecations) {
         println!("cargo:warning={note}");
     }
     loaded

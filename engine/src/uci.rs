@@ -756,7 +756,17 @@ impl Shell {
         {
             return self.set_engine_option(canonical, kind, value.as_deref());
         }
-        if let Some(index) = params::index_of_ignore_case(&name) {
+        let index = params::index_of_ignore_case(&name).or_else(|| {
+            // An old parameter name still works, with a note (GUI configurations and
+            // tuning scripts written before a rename).
+            let current = occam_params::renamed(&name.to_ascii_lowercase())?;
+            self.out.text(&format!(
+                "info string note: {}",
+                occam_params::rename_note(&name, current)
+            ));
+            params::index_of(current)
+        });
+        if let Some(index) = index {
             let spec = &PARAM_SPECS[index];
             let text = value.ok_or_else(|| {
                 format!(

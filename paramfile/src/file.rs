@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::{Error, MeasuredBy, Param, Table};
+use crate::{Error, MeasuredBy, Param, Table, rename_note, renamed};
 
 /// The JSON Schema every parameter file satisfies.
 #[cfg(feature = "schema")]
@@ -91,13 +91,17 @@ pub struct ParamFile {
     pub entries: Vec<Param>,
     /// Entries that still spell `start` as `default` (read, but deprecated).
     pub legacy_start: Vec<String>,
+    /// Entries still written under an old parameter name (see [`crate::RENAMED`]),
+    /// as (old name, current name); `entries` holds the current name.
+    pub legacy_names: Vec<(String, &'static str)>,
     text: String,
     value_spans: Vec<Range<usize>>,
 }
 
 impl ParamFile {
     /// Loads and checks one file. The first load of a file that still uses the old
-    /// field name `default` prints one deprecation note to stderr.
+    /// field name `default` or an old parameter name prints its deprecation notes to
+    /// stderr.
     pub fn load(path: &Path) -> Result<ParamFile, Error> {
         let text = fs::read_to_string(path).map_err(|e| {
             Error::new(format!(
@@ -106,12 +110,15 @@ impl ParamFile {
             ))
         })?;
         let file = Self::parse(path, text)?;
-        if let Some(note) = file.deprecation() {
+        let notes = file.deprecations();
+        if !notes.is_empty() {
             static NOTED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
             let mut noted = NOTED.lock().unwrap_or_else(|e| e.into_inner());
             if !noted.contains(&file.path) {
                 noted.push(file.path.clone());
-                eprintln!("note: {note}");
+                for note in notes {
+                    eprintln!("note: {note}");
+                }
             }
         }
         Ok(file)
@@ -126,8 +133,15 @@ impl ParamFile {
             .map_err(|e| Error::new(format!("{shown}: not a parameter file: {e}")))?;
         let mut entries = Vec::with_capacity(doc.params.len());
         let mut legacy_start = Vec::new();
+        let mut legacy_names = Vec::new();
         let mut seen = HashSet::new();
-        for raw in doc.params {
+        for mut raw in doc.params {
+            if let Some(current) = renamed(&raw.name) {
+                legacy_names.push((
+                    std::mem::replace(&mut raw.name, current.to_string()),
+                    current,
+                ));
+            }
             let start = match (raw.start, raw.legacy_start) {
                 (Some(s), None) => s,
                 (None, Some(s)) => {
@@ -161,9 +175,12 @@ impl ParamFile {
             };
             e.check().map_err(|err| err.within(&shown))?;
             if !seen.insert(e.name.clone()) {
+                let old = legacy_names.iter().find(|(_, new)| *new == e.name);
                 return Err(Error::new(format!(
-                    "{shown}: parameter '{}' is declared more than once",
-                    e.name
+                    "{shown}: parameter '{}' is declared more than once{}",
+                    e.name,
+                    old.map(|(o, _)| format!(" (once under its old name '{o}')"))
+                        .unwrap_or_default()
                 )));
             }
             entries.push(e);
@@ -188,23 +205,30 @@ impl ParamFile {
             group: doc.group,
             entries,
             legacy_start,
+            legacy_names,
             text,
             value_spans,
         })
     }
 
-    /// The deprecation note for entries that still use `default`, if any.
-    pub fn deprecation(&self) -> Option<String> {
+    /// One deprecation note (a line) per old spelling the file still uses: the field
+    /// `default`, and each old parameter name.
+    pub fn deprecations(&self) -> Vec<String> {
+        let path = self.path.display();
         let n = self.legacy_start.len();
-        (n > 0).then(|| {
+        let field = (n > 0).then(|| {
             format!(
-                "{}: {n} parameter{} ({}{}) still call the value before tuning `default`; rename the field to `start` (`default` is read for now)",
-                self.path.display(),
+                "{path}: {n} parameter{} ({}{}) still call the value before tuning `default`; rename the field to `start` (`default` is read for now)",
                 if n == 1 { "" } else { "s" },
                 self.legacy_start[..n.min(3)].join(", "),
                 if n > 3 { ", …" } else { "" }
             )
-        })
+        });
+        let names = self
+            .legacy_names
+            .iter()
+            .map(|(old, new)| format!("{path}: {}", rename_note(old, new)));
+        field.into_iter().chain(names).collect()
     }
 
     /// The position in `T`'s compiled table of every entry, in file order. Names the
@@ -475,7 +499,9 @@ mod tests {
         assert_eq!(f.entries[0].start, 2);
         assert_eq!(f.entries[1].start, 2);
         assert_eq!(f.legacy_start, vec!["razor_base".to_string()]);
-        let note = f.deprecation().unwrap();
+        let [note] = &f.deprecations()[..] else {
+            panic!("one note: {:?}", f.deprecations())
+        };
         assert!(
             note.contains("mixed.json") && note.contains("`start`"),
             "{note}"
@@ -489,6 +515,39 @@ mod tests {
         );
         let neither = format!("{{{ENTRY}}}");
         assert!(ParamFile::parse(Path::new("n.json"), doc(&[neither])).is_err());
+    }
+
+    #[test]
+    fn renamed_parameters_are_read_under_their_old_name() {
+        let old = format!("{{{ENTRY}, \"start\": 2}}").replace("razor_base", "see_max_depth");
+        let other = format!("{{{ENTRY}, \"default\": 2}}");
+        let f = ParamFile::parse(Path::new("old.json"), doc(&[old.clone(), other])).unwrap();
+        assert_eq!(f.names(), vec!["seeprune_max_depth", "razor_base"]);
+        assert_eq!(
+            f.legacy_names,
+            vec![("see_max_depth".to_string(), "seeprune_max_depth")]
+        );
+        // One line per old spelling: the field `default`, then the renamed parameter.
+        let notes = f.deprecations();
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(
+            notes[1].starts_with(
+                "old.json: parameter 'see_max_depth' is now called 'seeprune_max_depth'"
+            ),
+            "{notes:?}"
+        );
+        // Writing values back keeps the file as written, old name included.
+        let text = f.render_with_values(&[3, 1]).unwrap();
+        assert!(text.contains("\"see_max_depth\", \"value\": 3"), "{text}");
+        // The old and the new name together declare one parameter twice.
+        let new = old.replace("see_max_depth", "seeprune_max_depth");
+        let err = ParamFile::parse(Path::new("twice.json"), doc(&[old, new]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("'seeprune_max_depth' is declared more than once (once under its old name 'see_max_depth')"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //!   ([`ParamSpec`]); a loaded file holds `Param<String>`s.
 //! - [`Table`]: what a set of values following a compiled table offers (the engine's
 //!   `Params` implements it), so files can be laid over it ([`overlay`]).
+//! - [`RENAMED`]: parameters that changed name; their old names are still read.
 //! - [`Selector`]: the `--params` rule of every tuner command (exact names and
 //!   `prefix_*`).
 //! - [`render`]: the frozen Rust module, the C header and OpenBench's SPSA lines.
@@ -19,7 +20,7 @@ mod select;
 #[cfg(feature = "json")]
 mod file;
 
-pub use param::{Error, MeasuredBy, Param, ParamSpec, Table};
+pub use param::{Error, MeasuredBy, Param, ParamSpec, RENAMED, Table, rename_note, renamed};
 pub use select::Selector;
 
 #[cfg(feature = "json")]

@@ -103,6 +103,26 @@ impl<S: AsRef<str>> Param<S> {
     }
 }
 
+/// Parameters that were renamed, as (old name, current name). Parameter files,
+/// `setoption` and `--params` still accept an old name, with a deprecation note, so
+/// files and GUI configurations written before the rename keep working.
+pub const RENAMED: &[(&str, &str)] = &[
+    // `see_` is the SEE piece values; the SEE pruning margins got their own prefix.
+    ("see_quiet_margin", "seeprune_quiet_margin"),
+    ("see_capture_margin", "seeprune_capture_margin"),
+    ("see_max_depth", "seeprune_max_depth"),
+];
+
+/// The current name of a parameter that was renamed from `old` (exact name).
+pub fn renamed(old: &str) -> Option<&'static str> {
+    RENAMED.iter().find(|(o, _)| *o == old).map(|&(_, new)| new)
+}
+
+/// The one-line note printed when an old name is read.
+pub fn rename_note(old: &str, new: &str) -> String {
+    format!("parameter '{old}' is now called '{new}'; the old name is still read for now")
+}
+
 /// A set of values that follows a compiled table (the engine's `Params`): what files
 /// are laid over.
 pub trait Table {

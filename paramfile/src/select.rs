@@ -1,7 +1,7 @@
 //! `--params`: which parameters a tuner command works on. One rule for every command:
 //! a comma-separated list of exact names and `prefix_*` patterns; no list means all.
 
-use crate::Error;
+use crate::{Error, rename_note, renamed};
 
 /// A parsed `--params` list.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -11,14 +11,21 @@ pub struct Selector {
 
 impl Selector {
     /// Takes the list as given on the command line: items may themselves hold commas;
-    /// blanks are ignored. An empty list selects everything.
+    /// blanks are ignored. An empty list selects everything. An old name of a renamed
+    /// parameter selects it, with a note on stderr.
     pub fn parse<S: AsRef<str>>(items: &[S]) -> Selector {
         let patterns = items
             .iter()
             .flat_map(|s| s.as_ref().split(','))
             .map(str::trim)
             .filter(|s| !s.is_empty())
-            .map(str::to_string)
+            .map(|s| match renamed(s) {
+                Some(current) => {
+                    eprintln!("note: --params: {}", rename_note(s, current));
+                    current.to_string()
+                }
+                None => s.to_string(),
+            })
             .collect();
         Selector { patterns }
     }
@@ -87,6 +94,14 @@ mod tests {
             vec![0, 1, 2, 3]
         );
         assert_eq!(Selector::parse(&["*"]).pick(&NAMES).unwrap().len(), 4);
+    }
+
+    #[test]
+    fn an_old_name_selects_the_renamed_parameter() {
+        let names = ["seeprune_max_depth", "see_pawn"];
+        let s = Selector::parse(&["see_max_depth"]);
+        assert_eq!(s, Selector::parse(&["seeprune_max_depth"]));
+        assert_eq!(s.pick(&names).unwrap(), vec![0]);
     }
 
     #[test]

@@ -200,6 +200,33 @@ fn setoption_of_a_parameter_changes_params_output() {
     );
 }
 
+#[test]
+fn an_old_parameter_name_still_sets_the_renamed_one_with_a_note() {
+    let mut e = ready_engine();
+    let before = params_of(&mut e);
+    for &(old, current) in occam_params::RENAMED {
+        let spec = PARAM_SPECS.iter().find(|s| s.name == current).unwrap();
+        e.send(&format!("setoption name {old} value {}", spec.min));
+        let lines = e.sync();
+        assert_eq!(
+            lines,
+            vec![format!(
+                "info string note: parameter '{old}' is now called '{current}'; the old name is still read for now"
+            )]
+        );
+        let row = params_of(&mut e)
+            .into_iter()
+            .find(|l| l.starts_with(&format!("{current},")))
+            .unwrap();
+        assert!(
+            row.starts_with(&format!("{current}, int, {},", spec.min)),
+            "{row}"
+        );
+        // The old name is not an option of its own.
+        assert!(!before.iter().any(|l| l.starts_with(&format!("{old},"))));
+    }
+}
+
 /// Final (nodes, score text, bestmove) of a fixed-depth search from a fresh process.
 fn fixed_search(setoptions: &[String]) -> (u64, String, String) {
     let mut e = ready_engine();

@@ -862,14 +862,14 @@ impl Worker {
                     {
                         continue;
                     }
-                    // see_: quiets that lose material at low depth.
-                    if lmr_depth <= p.see_max_depth()
-                        && see(pos, &m, &sh.see_values) < -p.see_quiet_margin() * lmr_depth
+                    // seeprune_: quiets that lose material at low depth.
+                    if lmr_depth <= p.seeprune_max_depth()
+                        && see(pos, &m, &sh.see_values) < -p.seeprune_quiet_margin() * lmr_depth
                     {
                         continue;
                     }
-                } else if depth <= p.see_max_depth()
-                    && see(pos, &m, &sh.see_values) < -p.see_capture_margin() * depth * depth
+                } else if depth <= p.seeprune_max_depth()
+                    && see(pos, &m, &sh.see_values) < -p.seeprune_capture_margin() * depth * depth
                 {
                     continue;
                 }

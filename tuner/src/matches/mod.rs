@@ -36,12 +36,12 @@ const MAX_GENERATED_OPENINGS: u64 = 1_000;
 #[derive(clap::Args)]
 pub struct Args {
     /// First side, a parameter set played in-process: comma-separated parameter files
-    /// laid over the compiled values (FILE@default takes the files' `default` fields),
+    /// laid over the compiled values (FILE@start takes the files' `start` fields),
     /// `compiled` for the compiled values alone, `name=NAME` to name it.
-    #[arg(long, value_name = "[name=N,]FILE[@default],...")]
+    #[arg(long, value_name = "[name=N,]FILE[@start],...")]
     pub a: Option<String>,
     /// Second side, like --a.
-    #[arg(long, value_name = "[name=N,]FILE[@default],...")]
+    #[arg(long, value_name = "[name=N,]FILE[@start],...")]
     pub b: Option<String>,
     /// An external UCI engine: cmd=PATH [name=NAME] [args="ARGS"] [dir=DIR]
     /// [option.NAME=VALUE]... [timeout=SECONDS (hang limit under nodes/depth)].

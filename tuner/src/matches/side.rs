@@ -56,10 +56,13 @@ impl Side {
                 parts.push("compiled".to_string());
                 continue;
             }
-            let (path, field) = match item
-                .strip_suffix("@start")
-                .or_else(|| item.strip_suffix("@default"))
-            {
+            let old_spelling = item.strip_suffix("@default");
+            if old_spelling.is_some() {
+                eprintln!(
+                    "note: '{item}': `@default` is now called `@start`; the old spelling is still read for now"
+                );
+            }
+            let (path, field) = match item.strip_suffix("@start").or(old_spelling) {
                 Some(p) => (p, Field::Start),
                 None => (item.strip_suffix("@value").unwrap_or(item), Field::Value),
             };
