@@ -518,10 +518,7 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("occam-ext-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+        crate::test_util::scratch_dir(&format!("ext-{name}"))
     }
 
     #[test]
@@ -605,23 +602,24 @@ mod tests {
         assert_eq!(b[0][0].option, "fut");
         assert_eq!((b[0][0].step, b[0][1].step), (1.0, 0.0001));
         assert_eq!(b[0][1].text(7500), "0.75");
-        let narrow = [
-            option("option name Fut type spin default 100 min 0 max 200"),
-            option("option name Hash type spin default 16 min 1 max 1024"),
-        ];
-        let err = bind(std::slice::from_ref(&list), &narrow, "e")
-            .unwrap_err()
-            .to_string();
+        // What binding to an engine with these option lines says.
+        let refusal = |lines: &[&str]| {
+            let options: Vec<UciOption> = lines.iter().map(|l| option(l)).collect();
+            bind(std::slice::from_ref(&list), &options, "e")
+                .unwrap_err()
+                .to_string()
+        };
+        let err = refusal(&[
+            "option name Fut type spin default 100 min 0 max 200",
+            "option name Hash type spin default 16 min 1 max 1024",
+        ]);
         assert!(err.contains("[0, 200]"), "{err}");
         assert!(err.contains("'Lmr' is not one of its options"), "{err}");
         assert!(err.contains("Hash"), "lists what there is: {err}");
-        let check = [
-            option("option name Fut type check default false"),
-            option("option name Lmr type spin default 1 min 0 max 2"),
-        ];
-        let err = bind(std::slice::from_ref(&list), &check, "e")
-            .unwrap_err()
-            .to_string();
+        let err = refusal(&[
+            "option name Fut type check default false",
+            "option name Lmr type spin default 1 min 0 max 2",
+        ]);
         assert!(err.contains("check option"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

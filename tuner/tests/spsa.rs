@@ -7,6 +7,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
+use common::sorted_book::{sorted_boards, sorted_epd};
 use common::{param_values, root};
 
 const TUNER: &str = env!("CARGO_BIN_EXE_tuner");
@@ -328,21 +329,9 @@ fn restart_keeps_every_earlier_run() {
 #[test]
 fn spsa_samples_the_whole_book_at_random() {
     let (dir, file) = scratch("book");
-    // 30 positions, sorted by the white king's square (files a-f, ranks 3-7).
-    let empty = |n: usize| if n > 0 { n.to_string() } else { String::new() };
-    let boards: Vec<String> = (0..30)
-        .map(|i| {
-            let (f, rank) = (i / 5, 3 + i % 5);
-            let mut rows = vec!["8".to_string(); 8];
-            rows[0] = "7k".into();
-            rows[8 - rank] = format!("{}K{}", empty(f), empty(7 - f));
-            rows[6] = "7P".into();
-            rows.join("/")
-        })
-        .collect();
+    let boards = sorted_boards();
     let book = dir.join("sorted.epd");
-    let epd: Vec<String> = boards.iter().map(|b| format!("{b} w - -")).collect();
-    std::fs::write(&book, epd.join("\n")).unwrap();
+    std::fs::write(&book, sorted_epd()).unwrap();
     let pgn = dir.join("games.pgn");
     let params = two_params();
     let out = spsa(

@@ -321,9 +321,6 @@ mod tests {
                 vec!["cmd=/bin/b"]
             ]
         );
-        let list = sides(&args);
-        let err = list.err().unwrap().to_string();
-        assert!(err.contains("--gauntlet"), "{err}");
         let args = parse("--a compiled --engine cmd=/bin/a name=x --engine cmd=/bin/b --gauntlet");
         let names: Vec<String> = sides(&args)
             .unwrap()
@@ -331,24 +328,19 @@ mod tests {
             .map(|s| s.name().to_string())
             .collect();
         assert_eq!(names, ["A", "x", "b"]);
-        let args = parse("--a compiled --engine cmd=/bin/A");
-        assert!(
-            sides(&args)
-                .err()
-                .unwrap()
-                .to_string()
-                .contains("both named 'A'")
-        );
-        let args = parse("--engine cmd=/bin/a");
-        assert!(
-            sides(&args)
-                .err()
-                .unwrap()
-                .to_string()
-                .contains("two sides")
-        );
-        let args = parse("--a compiled --engine name=x");
-        assert!(sides(&args).err().unwrap().to_string().contains("cmd=PATH"));
+        // Each refused command line and a word its error must hold.
+        for (line, expected) in [
+            (
+                "--a compiled --engine cmd=/bin/a name=x option.Hash=1 --engine cmd=/bin/b",
+                "--gauntlet",
+            ),
+            ("--a compiled --engine cmd=/bin/A", "both named 'A'"),
+            ("--engine cmd=/bin/a", "two sides"),
+            ("--a compiled --engine name=x", "cmd=PATH"),
+        ] {
+            let err = sides(&parse(line)).err().unwrap().to_string();
+            assert!(err.contains(expected), "{line}: {err}");
+        }
     }
 
     #[test]

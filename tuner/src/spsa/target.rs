@@ -108,7 +108,7 @@ impl External {
     /// Starts the engine once, reads its options and checks every listed parameter
     /// against them; then builds the spec every worker's processes start from.
     pub fn connect(spec: EngineSpec, lists: Vec<ParamList>, hash_mb: usize) -> Result<External> {
-        let described = describe(&spec);
+        let described = spec.describe();
         let probe = UciEngine::start(spec.clone())?;
         let engine = format!("engine '{}' ({})", spec.name, spec.cmd);
         let bindings = bind(&lists, probe.options(), &engine)?;
@@ -140,21 +140,6 @@ impl External {
             bindings,
         })
     }
-}
-
-/// The engine as the journal records it: command, arguments and the user's options.
-fn describe(spec: &EngineSpec) -> String {
-    let options: Vec<String> = spec
-        .options
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    format!(
-        "uci[{} {}]{{{}}}",
-        spec.cmd,
-        spec.args.join(" "),
-        options.join(",")
-    )
 }
 
 /// One candidate for tuning: its name, which games measure it, and its slot.
