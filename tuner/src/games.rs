@@ -66,8 +66,11 @@ pub enum PlayerFault {
 /// One side of a game.
 pub trait Player: Send {
     fn name(&self) -> &str;
-    /// Called before every game (clear hash, `ucinewgame`).
-    fn new_game(&mut self) -> Result<(), PlayerFault>;
+    /// Called before every game (clear hash, `ucinewgame`). A player that keeps
+    /// nothing from one game to the next has nothing to do.
+    fn new_game(&mut self) -> Result<(), PlayerFault> {
+        Ok(())
+    }
     /// Chooses a move in `game.position` within `limits`.
     fn go(&mut self, game: &Game, limits: &Limits) -> Result<PlayerMove, PlayerFault>;
     /// Under a game clock, the opponent's remaining time, told before each `go` (UCI
@@ -527,9 +530,6 @@ mod tests {
         fn name(&self) -> &str {
             "cheater"
         }
-        fn new_game(&mut self) -> Result<(), PlayerFault> {
-            Ok(())
-        }
         fn go(&mut self, _game: &Game, _limits: &Limits) -> Result<PlayerMove, PlayerFault> {
             let mv = Move::Normal {
                 role: shakmaty::Role::Queen,
@@ -564,9 +564,6 @@ mod tests {
     impl Player for Scripted {
         fn name(&self) -> &str {
             "scripted"
-        }
-        fn new_game(&mut self) -> Result<(), PlayerFault> {
-            Ok(())
         }
         fn go(&mut self, game: &Game, _limits: &Limits) -> Result<PlayerMove, PlayerFault> {
             Ok(PlayerMove {

@@ -8,15 +8,13 @@ use std::time::{Duration, Instant};
 
 mod common;
 use common::sorted_book::{sorted_boards, sorted_epd};
-use common::{param_values, root};
+use common::{failed, fresh_dir, param_values, root, succeeded, tuner, words};
 
 const TUNER: &str = env!("CARGO_BIN_EXE_tuner");
 
 /// A scratch directory holding a copy of params/search.json.
 fn scratch(name: &str) -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("occam-spsa-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("spsa", name);
     let file = dir.join("search.json");
     std::fs::copy(root().join("params/search.json"), &file).unwrap();
     (dir, file)
@@ -34,10 +32,6 @@ fn two_params() -> String {
         .map(|p| p["name"].as_str().unwrap())
         .collect();
     names.join(",")
-}
-
-fn tuner(args: &[&str]) -> Output {
-    Command::new(TUNER).args(args).output().unwrap()
 }
 
 fn spsa(file: &Path, extra: &[&str]) -> Output {
@@ -74,22 +68,11 @@ fn a_tiny_tune_changes_only_values_and_leaves_a_journal_and_table() {
     let params = two_params();
     let out = spsa(
         &file,
-        &[
-            "--pairs",
-            "8",
-            "--params",
-            &params,
-            "--output",
-            "last",
-            "--threads",
-            "2",
-        ],
+        &words(&format!(
+            "--pairs 8 --params {params} --output last --threads 2"
+        )),
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let after = std::fs::read_to_string(&file).unwrap();
     assert_eq!(without_values(&before), without_values(&after));
     let (b, a) = (param_values(&before), param_values(&after));
@@ -113,11 +96,7 @@ fn a_tiny_tune_changes_only_values_and_leaves_a_journal_and_table() {
     assert!(table.contains("8 pairs"), "{table}");
     // The plot of the run.
     let plot = tuner(&["plot", dir.join("search.spsa.jsonl").to_str().unwrap()]);
-    assert!(
-        plot.status.success(),
-        "{}",
-        String::from_utf8_lossy(&plot.stderr)
-    );
+    succeeded(&plot);
     let svg = std::fs::read_to_string(dir.join("search.spsa.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains(tuned[0]));
     // A second run refuses to clobber the journal without --restart.
@@ -133,26 +112,8 @@ fn one_thread_at_fixed_nodes_is_reproducible() {
     let params = two_params();
     let run = |name: &str| {
         let (dir, file) = scratch(name);
-        let out = spsa(
-            &file,
-            &[
-                "--pairs",
-                "6",
-                "--params",
-                &params,
-                "--threads",
-                "1",
-                "--seed",
-                "9",
-                "--output",
-                "last",
-            ],
-        );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let line = format!("--pairs 6 --params {params} --threads 1 --seed 9 --output last");
+        succeeded(&spsa(&file, &words(&line)));
         let journal = std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         journal
@@ -200,12 +161,10 @@ fn a_killed_run_resumes_and_finishes() {
     assert!(done_at_kill >= 5, "{done_at_kill}");
     // Nothing was written to the parameter file by the killed run.
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
-    let out = spsa(&file, &["--resume", "--pairs", "400", "--params", &params]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&spsa(
+        &file,
+        &["--resume", "--pairs", "400", "--params", &params],
+    ));
     let text = std::fs::read_to_string(&journal).unwrap();
     assert_eq!(
         text.lines().count(),
@@ -236,50 +195,26 @@ fn resume_refuses_a_checkpoint_of_another_run() {
     let params = two_params();
     let journal = dir.join("search.spsa.jsonl");
     let checkpoint = dir.join("search.spsa.checkpoint.json");
-    let args = [
-        "--pairs",
-        "4",
-        "--params",
-        &params,
-        "--threads",
-        "1",
-        "--no-write",
-    ];
-    let first = spsa(&file, &args);
-    assert!(
-        first.status.success(),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
+    let line = format!("--pairs 4 --params {params} --threads 1 --no-write");
+    let args = words(&line);
+    succeeded(&spsa(&file, &args));
     let stale = std::fs::read_to_string(&checkpoint).unwrap();
     std::fs::remove_file(&journal).unwrap();
-    let second = spsa(&file, &args);
-    assert!(
-        second.status.success(),
-        "{}",
-        String::from_utf8_lossy(&second.stderr)
-    );
+    succeeded(&spsa(&file, &args));
     // The second run is killed before its own checkpoint replaces the old one.
     std::fs::write(&checkpoint, &stale).unwrap();
     let before = std::fs::read_to_string(&file).unwrap();
     let mut resume = args.to_vec();
     resume.push("--resume");
-    let out = spsa(&file, &resume);
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed(&spsa(&file, &resume));
     assert!(
-        !out.status.success(),
+        err.contains("another run"),
         "a stale checkpoint was adopted: {err}"
     );
-    assert!(err.contains("another run"), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
     // Once it is removed, the journal alone replays the run.
     std::fs::remove_file(&checkpoint).unwrap();
-    let out = spsa(&file, &resume);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&spsa(&file, &resume));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -291,25 +226,9 @@ fn restart_keeps_every_earlier_run() {
     let params = two_params();
     let mut journals = Vec::new();
     for seed in ["1", "2", "3"] {
-        let mut extra = vec![
-            "--pairs",
-            "2",
-            "--params",
-            &params,
-            "--threads",
-            "1",
-            "--seed",
-            seed,
-        ];
-        if seed != "1" {
-            extra.push("--restart");
-        }
-        let out = spsa(&file, &extra);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let restart = if seed == "1" { "" } else { "--restart" };
+        let line = format!("--pairs 2 --params {params} --threads 1 --seed {seed} {restart}");
+        succeeded(&spsa(&file, &words(&line)));
         journals.push(std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap());
     }
     for (n, journal) in journals[..2].iter().enumerate() {
@@ -334,26 +253,15 @@ fn spsa_samples_the_whole_book_at_random() {
     std::fs::write(&book, sorted_epd()).unwrap();
     let pgn = dir.join("games.pgn");
     let params = two_params();
-    let out = spsa(
-        &file,
-        &[
-            "--pairs",
-            "4",
-            "--params",
-            &params,
-            "--threads",
-            "1",
-            "--book",
-            book.to_str().unwrap(),
-            "--pgn",
-            pgn.to_str().unwrap(),
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let line = format!("--pairs 4 --params {params} --threads 1");
+    let mut args = words(&line);
+    args.extend([
+        "--book",
+        book.to_str().unwrap(),
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    succeeded(&spsa(&file, &args));
     let text = std::fs::read_to_string(&pgn).unwrap();
     let started: Vec<&str> = text
         .lines()
@@ -376,9 +284,7 @@ fn spsa_samples_the_whole_book_at_random() {
 /// it to 0 instead (checked when this test was written).
 #[test]
 fn a_detuned_queen_value_moves_towards_its_worth() {
-    let dir = std::env::temp_dir().join(format!("occam-spsa-direction-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("spsa", "direction");
     let text = std::fs::read_to_string(root().join("params/eval.json")).unwrap();
     let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     let tuned = ["material_queen_mg", "material_queen_eg"];
@@ -394,16 +300,10 @@ fn a_detuned_queen_value_moves_towards_its_worth() {
     std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
     let out = spsa(
         &file,
-        &[
-            "--params",
-            &tuned.join(","),
-            "--pairs",
-            "200",
-            "--threads",
-            "2",
-            "--seed",
-            "1",
-        ],
+        &words(&format!(
+            "--params {} --pairs 200 --threads 2 --seed 1",
+            tuned.join(",")
+        )),
     );
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{log}");
@@ -483,15 +383,9 @@ fn verify_gates_the_frozen_header_on_the_sprt() {
     // but no header is written and the exit status says so.
     let out = spsa(
         &file,
-        &[
-            "--pairs",
-            "4",
-            "--params",
-            &params,
-            "--verify",
-            "--verify-pairs",
-            "2",
-        ],
+        &words(&format!(
+            "--pairs 4 --params {params} --verify --verify-pairs 2"
+        )),
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");
@@ -572,15 +466,7 @@ fn include_clock_params_forces_them_in_with_a_warning() {
     let (dir, file) = scratch("forceclock");
     let out = spsa(
         &file,
-        &[
-            "--pairs",
-            "1",
-            "--threads",
-            "1",
-            "--params",
-            "rfp_margin,tm_*",
-            "--include-clock-params",
-        ],
+        &words("--pairs 1 --threads 1 --params rfp_margin,tm_* --include-clock-params"),
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
