@@ -61,16 +61,22 @@ fn threads_two_searches_and_counts_nodes_of_both() {
     );
 }
 
+/// The info lines of one iteration (one per MultiPV line).
+fn at_depth(lines: &[String], depth: u32) -> Vec<&String> {
+    let depth = depth.to_string();
+    lines
+        .iter()
+        .filter(|l| field(l, "depth") == Some(depth.as_str()))
+        .collect()
+}
+
 #[test]
 fn multipv_three_reports_three_ordered_distinct_lines() {
     let mut e = ready();
     e.send("setoption name MultiPV value 3");
     e.send("position startpos");
     let lines = e.ask("go depth 7", "bestmove", LONG);
-    let last: Vec<&String> = lines
-        .iter()
-        .filter(|l| field(l, "depth") == Some("7"))
-        .collect();
+    let last = at_depth(&lines, 7);
     assert_eq!(last.len(), 3, "{lines:?}");
     let ks: Vec<&str> = last.iter().map(|l| field(l, "multipv").unwrap()).collect();
     assert_eq!(ks, ["1", "2", "3"]);
@@ -85,11 +91,7 @@ fn multipv_three_reports_three_ordered_distinct_lines() {
     // More lines than legal moves: one per legal move (black king, two moves).
     e.send("position fen 7k/8/8/8/8/8/8/K6R b - - 0 1");
     let lines = e.ask("go depth 4", "bestmove", LONG);
-    let d4 = lines
-        .iter()
-        .filter(|l| field(l, "depth") == Some("4"))
-        .count();
-    assert_eq!(d4, 2, "{lines:?}");
+    assert_eq!(at_depth(&lines, 4).len(), 2, "{lines:?}");
     // MultiPV 1: no multipv field at all.
     e.send("setoption name MultiPV value 1");
     e.send("position startpos");
@@ -109,11 +111,7 @@ fn searchmoves_restrict_the_root() {
     // With MultiPV 3 over two search moves: two lines, both among them.
     e.send("setoption name MultiPV value 3");
     let lines = e.ask("go depth 5 searchmoves g1f3 b1c3", "bestmove", LONG);
-    let d5: Vec<&String> = lines
-        .iter()
-        .filter(|l| field(l, "depth") == Some("5"))
-        .collect();
-    assert_eq!(d5.len(), 2, "{lines:?}");
+    assert_eq!(at_depth(&lines, 5).len(), 2, "{lines:?}");
     // A mate the restriction leaves out is not found: only Rb1-b2 is allowed.
     e.send("setoption name MultiPV value 1");
     e.send("position fen k7/8/8/8/8/8/6R1/5R1K w - - 0 1");
