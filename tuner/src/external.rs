@@ -521,12 +521,18 @@ mod tests {
         crate::test_util::scratch_dir(&format!("ext-{name}"))
     }
 
+    /// `text` read as the file `name`: it must be taken for `format` and hold `names`.
+    fn read_as(format: Format, name: &str, text: &str, names: &[&str]) -> ParamList {
+        let list = ParamList::parse(Path::new(name), text.to_string()).unwrap();
+        assert_eq!(list.format, format);
+        assert_eq!(list.names(), names);
+        list
+    }
+
     #[test]
     fn openbench_text_is_read_and_rewritten_in_place() {
         let text = "# my engine\nFutMargin, int, 100, 0, 300, 10, 0.002\r\n\n  LmrBase ,float, 0.75 ,0.0, 2.0, 0.05, 0.002";
-        let list = ParamList::parse(Path::new("e.spsa"), text.to_string()).unwrap();
-        assert_eq!(list.format, Format::OpenBench);
-        assert_eq!(list.names(), ["FutMargin", "LmrBase"]);
+        let list = read_as(Format::OpenBench, "e.spsa", text, &["FutMargin", "LmrBase"]);
         assert!(list.params[1].float && !list.params[0].float);
         assert_eq!(list.params[1].value, 0.75);
         let out = list.render(&[123.0, 1.25]).unwrap();
@@ -553,9 +559,12 @@ mod tests {
     #[test]
     fn weather_factory_configs_are_read_and_rewritten_in_place() {
         let text = "{\n  \"Tempo\": {\"value\": 20, \"min_value\": 0, \"max_value\": 50, \"step\": 2},\n  \"Aspiration\": {\"step\": 1.5, \"value\": 15.0, \"min_value\": 5, \"max_value\": 40}\n}\n";
-        let list = ParamList::parse(Path::new("config.json"), text.to_string()).unwrap();
-        assert_eq!(list.format, Format::WeatherFactory);
-        assert_eq!(list.names(), ["Tempo", "Aspiration"]);
+        let list = read_as(
+            Format::WeatherFactory,
+            "config.json",
+            text,
+            &["Tempo", "Aspiration"],
+        );
         assert_eq!(
             (list.params[1].c_end, list.params[1].r_end),
             (1.5, DEFAULT_R_END)

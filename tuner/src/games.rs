@@ -586,25 +586,18 @@ mod tests {
             ..Adjudication::default()
         };
         let start = Game::new(Position::startpos());
-        let g = play_game(
-            &mut Scripted(0),
-            &mut Scripted(-600),
-            &start,
-            TimeControl::Nodes(1),
-            &adj,
-        );
+        // Scores as each side reports them, from its own point of view.
+        let game = |white: i32, black: i32| {
+            let (mut w, mut b) = (Scripted(white), Scripted(black));
+            play_game(&mut w, &mut b, &start, TimeControl::Nodes(1), &adj)
+        };
+        let g = game(0, -600);
         assert_eq!(
             (g.outcome, g.reason.as_str()),
             (Outcome::WhiteWins, "adjudication: resign")
         );
         assert_eq!(g.moves.len(), 6, "black resigns after its third move");
-        let g = play_game(
-            &mut Scripted(900),
-            &mut Scripted(-499),
-            &start,
-            TimeControl::Nodes(1),
-            &adj,
-        );
+        let g = game(900, -499);
         assert_ne!(g.reason, "adjudication: resign", "{}", g.reason);
     }
 

@@ -22,7 +22,7 @@ use crate::game_args::GameArgs;
 use runner::{MatchConfig, MatchResult, play_match};
 use side::Side;
 use sprt::{Model, Sprt};
-use stats::{Tally, fmt2};
+use stats::Tally;
 
 pub use verify::{VerifyArgs, verify};
 
@@ -270,12 +270,9 @@ pub fn gauntlet_table(name: &str, results: &[MatchResult]) -> String {
     let mut total = Tally::default();
     let mut row = |label: &str, t: &Tally| {
         if let Some(s) = t.summary() {
+            let [elo, elo_error, nelo, nelo_error] = s.elo_texts();
             out.push_str(&format!(
-                "{label:<20} {:>9} {:>8} {:>9} {:>8} {:>7} {:>6.1}% {:>6.1}% {:>6.1}%  {:?}\n",
-                fmt2(s.elo),
-                fmt2(s.elo_error),
-                fmt2(s.nelo),
-                fmt2(s.nelo_error),
+                "{label:<20} {elo:>9} {elo_error:>8} {nelo:>9} {nelo_error:>8} {:>7} {:>6.1}% {:>6.1}% {:>6.1}%  {:?}\n",
                 s.games,
                 s.score * 100.0,
                 s.los * 100.0,

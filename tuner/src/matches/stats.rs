@@ -196,6 +196,11 @@ pub fn fmt2(v: f64) -> String {
 }
 
 impl Summary {
+    /// Elo, its 95% error, normalized Elo and its error, as the reports print them.
+    pub fn elo_texts(&self) -> [String; 4] {
+        [self.elo, self.elo_error, self.nelo, self.nelo_error].map(fmt2)
+    }
+
     /// The fastchess result block (without the SPRT line), first engine named first.
     pub fn report(&self, tally: &Tally) -> String {
         let p = &tally.penta;
