@@ -34,15 +34,25 @@ fn two_params() -> String {
     names.join(",")
 }
 
+/// `spsa` of the first two parameters ([`two_params`]) with the words of `line`,
+/// then `rest` as given (paths).
+fn spsa_two(file: &Path, line: &str, rest: &[&str]) -> Output {
+    let params = two_params();
+    let mut args = vec!["--params", params.as_str()];
+    args.extend(words(line));
+    args.extend_from_slice(rest);
+    spsa(file, &args)
+}
+
+/// `spsa FILE` with the short games of these tests.
+fn spsa_command(file: &Path) -> Vec<&str> {
+    let mut args = vec!["spsa", file.to_str().unwrap()];
+    args.extend(words("--nodes 300 --max-plies 80"));
+    args
+}
+
 fn spsa(file: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "spsa",
-        file.to_str().unwrap(),
-        "--nodes",
-        "300",
-        "--max-plies",
-        "80",
-    ];
+    let mut args = spsa_command(file);
     args.extend_from_slice(extra);
     tuner(&args)
 }
@@ -109,11 +119,13 @@ fn a_tiny_tune_changes_only_values_and_leaves_a_journal_and_table() {
 
 #[test]
 fn one_thread_at_fixed_nodes_is_reproducible() {
-    let params = two_params();
     let run = |name: &str| {
         let (dir, file) = scratch(name);
-        let line = format!("--pairs 6 --params {params} --threads 1 --seed 9 --output last");
-        succeeded(&spsa(&file, &words(&line)));
+        succeeded(&spsa_two(
+            &file,
+            "--pairs 6 --threads 1 --seed 9 --output last",
+            &[],
+        ));
         let journal = std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         journal
@@ -134,14 +146,7 @@ fn a_killed_run_resumes_and_finishes() {
     let params = two_params();
     let journal = dir.join("search.spsa.jsonl");
     let mut child = Command::new(TUNER)
-        .args([
-            "spsa",
-            file.to_str().unwrap(),
-            "--nodes",
-            "300",
-            "--max-plies",
-            "80",
-        ])
+        .args(spsa_command(&file))
         .args(["--pairs", "400", "--params", &params, "--threads", "2"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -192,21 +197,17 @@ fn a_killed_run_resumes_and_finishes() {
 #[test]
 fn resume_refuses_a_checkpoint_of_another_run() {
     let (dir, file) = scratch("stale");
-    let params = two_params();
     let journal = dir.join("search.spsa.jsonl");
     let checkpoint = dir.join("search.spsa.checkpoint.json");
-    let line = format!("--pairs 4 --params {params} --threads 1 --no-write");
-    let args = words(&line);
-    succeeded(&spsa(&file, &args));
+    let run = "--pairs 4 --threads 1 --no-write";
+    succeeded(&spsa_two(&file, run, &[]));
     let stale = std::fs::read_to_string(&checkpoint).unwrap();
     std::fs::remove_file(&journal).unwrap();
-    succeeded(&spsa(&file, &args));
+    succeeded(&spsa_two(&file, run, &[]));
     // The second run is killed before its own checkpoint replaces the old one.
     std::fs::write(&checkpoint, &stale).unwrap();
     let before = std::fs::read_to_string(&file).unwrap();
-    let mut resume = args.to_vec();
-    resume.push("--resume");
-    let err = failed(&spsa(&file, &resume));
+    let err = failed(&spsa_two(&file, run, &["--resume"]));
     assert!(
         err.contains("another run"),
         "a stale checkpoint was adopted: {err}"
@@ -214,7 +215,7 @@ fn resume_refuses_a_checkpoint_of_another_run() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
     // Once it is removed, the journal alone replays the run.
     std::fs::remove_file(&checkpoint).unwrap();
-    succeeded(&spsa(&file, &resume));
+    succeeded(&spsa_two(&file, run, &["--resume"]));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -223,12 +224,11 @@ fn resume_refuses_a_checkpoint_of_another_run() {
 #[test]
 fn restart_keeps_every_earlier_run() {
     let (dir, file) = scratch("restart");
-    let params = two_params();
     let mut journals = Vec::new();
     for seed in ["1", "2", "3"] {
         let restart = if seed == "1" { "" } else { "--restart" };
-        let line = format!("--pairs 2 --params {params} --threads 1 --seed {seed} {restart}");
-        succeeded(&spsa(&file, &words(&line)));
+        let line = format!("--pairs 2 --threads 1 --seed {seed} {restart}");
+        succeeded(&spsa_two(&file, &line, &[]));
         journals.push(std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap());
     }
     for (n, journal) in journals[..2].iter().enumerate() {
@@ -252,16 +252,12 @@ fn spsa_samples_the_whole_book_at_random() {
     let book = dir.join("sorted.epd");
     std::fs::write(&book, sorted_epd()).unwrap();
     let pgn = dir.join("games.pgn");
-    let params = two_params();
-    let line = format!("--pairs 4 --params {params} --threads 1");
-    let mut args = words(&line);
-    args.extend([
-        "--book",
-        book.to_str().unwrap(),
-        "--pgn",
-        pgn.to_str().unwrap(),
-    ]);
-    succeeded(&spsa(&file, &args));
+    let (book, pgn) = (book.to_str().unwrap(), pgn.to_str().unwrap());
+    succeeded(&spsa_two(
+        &file,
+        "--pairs 4 --threads 1",
+        &["--book", book, "--pgn", pgn],
+    ));
     let text = std::fs::read_to_string(&pgn).unwrap();
     let started: Vec<&str> = text
         .lines()
@@ -378,15 +374,9 @@ fn bad_input_is_named_and_nothing_is_written() {
 #[test]
 fn verify_gates_the_frozen_header_on_the_sprt() {
     let (dir, file) = scratch("verify");
-    let params = two_params();
     // Two verification pairs cannot reach a decision: the tune is kept in the file,
     // but no header is written and the exit status says so.
-    let out = spsa(
-        &file,
-        &words(&format!(
-            "--pairs 4 --params {params} --verify --verify-pairs 2"
-        )),
-    );
+    let out = spsa_two(&file, "--pairs 4 --verify --verify-pairs 2", &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");
     assert!(err.contains("did not accept H1"), "{err}");

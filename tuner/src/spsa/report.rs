@@ -176,7 +176,7 @@ mod tests {
             penta: [0, 1, 2, 1, 0],
             output: "averaged".into(),
             rows: vec![Row {
-                name: "rfp_margin".into(),
+                name: "test_param".into(),
                 start: 100.0,
                 last: 101.256,
                 average: 100.5,
@@ -190,13 +190,13 @@ mod tests {
         assert_eq!(
             table.csv(),
             "name,start,last,average,written,min_seen,max_seen,change_c_end\n\
-             rfp_margin,100,101.2560,100.5000,101,95.0400,106.0000,0.2000\n"
+             test_param,100,101.2560,100.5000,101,95.0400,106.0000,0.2000\n"
         );
         let text = table.render();
         let row = text.lines().nth(1).unwrap();
         assert_eq!(
             row,
-            "rfp_margin       100     101.26     100.50      101      95.0..106.0       +0.20"
+            "test_param       100     101.26     100.50      101      95.0..106.0       +0.20"
         );
     }
 }
