@@ -258,7 +258,7 @@ fn spsa_samples_the_whole_book_at_random() {
         "--pairs 4 --threads 1",
         &["--book", book, "--pgn", pgn],
     ));
-    let text = std::fs::read_to_string(&pgn).unwrap();
+    let text = std::fs::read_to_string(pgn).unwrap();
     let started: Vec<&str> = text
         .lines()
         .filter_map(|l| l.strip_prefix("[FEN \""))
