@@ -1107,7 +1107,8 @@ struct GoRequest {
     note: Option<String>,
 }
 
-const GO_KEYWORDS: &[&str] = &[
+/// Every keyword of `go` (what ends a `searchmoves` list; the fuzzer draws from it).
+pub const GO_KEYWORDS: &[&str] = &[
     "depth",
     "nodes",
     "movetime",
@@ -1207,7 +1208,8 @@ fn parse_go(args: &[&str], root: &Position, move_overhead_ms: u64) -> Result<GoR
             "perft" => return Err("'perft' must come first: 'go perft <depth>'".into()),
             other => {
                 return Err(format!(
-                    "unknown go parameter '{other}' (allowed: depth, nodes, movetime, wtime, btime, winc, binc, movestogo, infinite, ponder, searchmoves, mate, perft)"
+                    "unknown go parameter '{other}' (allowed: {})",
+                    GO_KEYWORDS.join(", ")
                 ));
             }
         }

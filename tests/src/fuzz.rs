@@ -411,18 +411,13 @@ impl Generator {
     }
 
     fn bad_go(&mut self) -> String {
-        let keywords = [
-            "depth",
-            "nodes",
-            "movetime",
-            "wtime",
-            "btime",
-            "winc",
-            "binc",
-            "movestogo",
-            "perft",
-            "searchmoves",
-        ];
+        // The engine's keywords but those that would start a search with no end in
+        // sight (`infinite`, `ponder`, and `mate` with a large number).
+        let keywords: Vec<&str> = occam::uci::GO_KEYWORDS
+            .iter()
+            .copied()
+            .filter(|k| !matches!(*k, "infinite" | "ponder" | "mate"))
+            .collect();
         let mut line = String::from("go");
         for _ in 0..(1 + self.rng.below(3)) {
             line.push(' ');

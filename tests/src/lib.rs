@@ -19,6 +19,14 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// A fresh, empty scratch directory for one test (`name` tells the tests apart).
+pub fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("occam-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// `target/<profile>` of the running test binary (`.../target/debug/deps/x` -> `.../target/debug`).
 fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");

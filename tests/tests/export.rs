@@ -26,10 +26,7 @@ fn stdout_of(out: &Output) -> String {
 }
 
 fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("occam-export-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    occam_tests::scratch_dir(&format!("export-{name}"))
 }
 
 #[test]
@@ -64,14 +61,9 @@ fn rust_format_written_with_o_compiles_and_carries_provenance() {
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("// SPRT: H1 accepted"), "{text}");
     assert!(text.contains("params/search.json"), "{text}");
-    for spec in &PARAM_SPECS {
-        let decl = format!(
-            "pub const {}: i32 = {};",
-            spec.name.to_ascii_uppercase(),
-            spec.value
-        );
-        assert!(text.contains(&decl), "{decl}");
-    }
+    // Each declaration's text is checked by tuner/src/export.rs's unit tests; here: the
+    // binary writes one per parameter, and they compile.
+    assert_eq!(text.matches("pub const ").count(), PARAM_SPECS.len());
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let status = Command::new(rustc)
         .args([
@@ -97,14 +89,11 @@ fn rust_format_written_with_o_compiles_and_carries_provenance() {
 #[test]
 fn c_format_is_a_valid_header() {
     let text = stdout_of(&export(&["--format", "c"]));
-    for spec in &PARAM_SPECS {
-        let define = format!(
-            "#define OCCAM_{} ({})",
-            spec.name.to_ascii_uppercase(),
-            spec.value
-        );
-        assert!(text.contains(&define), "{define}");
-    }
+    // As for Rust: one define per parameter (their text is unit-tested), and it compiles.
+    assert_eq!(
+        text.matches("#define OCCAM_").count(),
+        PARAM_SPECS.len() + 1
+    );
     // Compile it when a C compiler is around (CI machines have gcc).
     let dir = scratch_dir("c");
     std::fs::write(dir.join("occam_params.h"), &text).unwrap();

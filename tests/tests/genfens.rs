@@ -72,9 +72,7 @@ fn assert_legal_and_distinct(fens: &[String]) {
 }
 
 fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("occam-genfens-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    occam_tests::scratch_dir(&format!("genfens-{name}"))
 }
 
 #[test]

@@ -153,15 +153,21 @@ fn textbook_endings_get_the_tablebase_result_and_a_move_that_keeps_it() {
     }
 }
 
+/// Searches `fen` with `go` and checks that it plays `mv` with a tablebase win score.
+fn wins_with(e: &mut Engine, fen: &str, go: &str, mv: &str) -> Answer {
+    let a = search(e, fen, go);
+    assert_eq!(a.bestmove, mv, "{:?}", a.lines);
+    assert!(a.score >= TB_WIN_BOUND, "{:?}", a.lines);
+    a
+}
+
 #[test]
 fn only_the_move_that_wins_in_time_is_played() {
     // 70 half-moves gone: Kb2 (DTZ 29) is the one move that mates before the
     // fifty-move rule draws; many moves win with a fresh clock.
     let fen = "8/8/8/8/4k3/8/3R4/K7 w - - 70 1";
     let mut e = engine_with_tables();
-    let a = search(&mut e, fen, "go depth 5");
-    assert_eq!(a.bestmove, "a1b2", "{:?}", a.lines);
-    assert!(a.score >= TB_WIN_BOUND, "{:?}", a.lines);
+    wins_with(&mut e, fen, "go depth 5", "a1b2");
     assert_eq!(result_after(&referee(), fen, "a1b2"), Wdl::Win);
 
     // Ten half-moves later no move wins in time: a draw under the rule (scored just
@@ -179,16 +185,13 @@ fn captures_into_the_tables_are_scored_inside_the_search() {
     // KRvKRP, a position the tables do not hold: Rxa8+ enters KRvKP, won.
     let fen = "r3k3/7p/8/8/8/8/8/R3K3 w - - 0 1";
     let mut e = engine_with_tables();
-    let a = search(&mut e, fen, "go depth 6");
-    assert_eq!(a.bestmove, "a1a8", "{:?}", a.lines);
-    assert!(a.score >= TB_WIN_BOUND, "{:?}", a.lines);
+    let a = wins_with(&mut e, fen, "go depth 6", "a1a8");
     assert!(a.tbhits > 0, "{:?}", a.lines);
 
     // Lazy SMP: every thread probes the one shared set of tables.
     e.send("setoption name Threads value 2");
-    let a = search(&mut e, fen, "go depth 6");
-    assert_eq!(a.bestmove, "a1a8", "{:?}", a.lines);
-    assert!(a.score >= TB_WIN_BOUND && a.tbhits > 0, "{:?}", a.lines);
+    let a = wins_with(&mut e, fen, "go depth 6", "a1a8");
+    assert!(a.tbhits > 0, "{:?}", a.lines);
     e.send("setoption name Threads value 1");
 
     // SyzygyProbeLimit 0 switches probing off: the same search scores by the eval.
@@ -215,8 +218,7 @@ fn bad_paths_give_one_error_and_the_engine_plays_on() {
     assert_eq!(result_after(&referee(), KNOWN[0].1, &a.bestmove), Wdl::Win);
 
     // A broken table file: refused when set; the tables in use stay.
-    let dir = std::env::temp_dir().join(format!("occam-syzygy-broken-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = occam_tests::scratch_dir("syzygy-broken");
     std::fs::write(dir.join("KQvK.rtbw"), [0u8; 80]).unwrap();
     e.send(&format!("setoption name SyzygyPath value {}", tables_dir()));
     e.sync();

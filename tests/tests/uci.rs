@@ -14,6 +14,8 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Position as _};
 
 const LONG: Duration = Duration::from_secs(60);
+/// How long an answer that must not wait for a search may take.
+const PROMPT: Duration = Duration::from_secs(5);
 const MATED: &str = "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1";
 const STALEMATE: &str = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1";
 /// Chess960: White's only legal move is castling with the h-rook (king g1 stays, rook to f1).
@@ -491,7 +493,7 @@ fn stop_ends_an_infinite_search_promptly_and_isready_is_answered_meanwhile() {
     let before_ready = e.sync();
     assert!(before_ready.iter().all(|l| !l.starts_with("bestmove")));
     let start = Instant::now();
-    let lines = e.ask("stop", "bestmove", Duration::from_secs(5));
+    let lines = e.ask("stop", "bestmove", PROMPT);
     assert!(
         start.elapsed() < Duration::from_millis(1_000),
         "stop took {:?}",
@@ -514,7 +516,7 @@ fn infinite_search_that_ends_by_itself_waits_for_stop() {
         meanwhile.iter().all(|l| !l.starts_with("bestmove")),
         "{meanwhile:?}"
     );
-    let lines = e.ask("stop", "bestmove", Duration::from_secs(5));
+    let lines = e.ask("stop", "bestmove", PROMPT);
     assert_eq!(lines.last().unwrap(), "bestmove 0000");
 }
 
@@ -547,7 +549,7 @@ fn ponder_then_ponderhit_and_ponder_then_stop() {
     let meanwhile = e.lines_within(Duration::from_millis(300));
     assert!(meanwhile.iter().all(|l| !l.starts_with("bestmove")));
     let start = Instant::now();
-    e.ask("stop", "bestmove", Duration::from_secs(5));
+    e.ask("stop", "bestmove", PROMPT);
     assert!(start.elapsed() < Duration::from_millis(1_000));
 }
 
@@ -742,18 +744,7 @@ fn commands_as_arguments() {
 
 #[test]
 fn end_of_input_lets_a_finite_search_finish() {
-    let mut child = Command::new(binary("occam"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        writeln!(stdin, "position startpos\ngo depth 3").unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = piped("position startpos\ngo depth 3\n");
     assert!(
         text.lines().last().unwrap_or("").starts_with("bestmove "),
         "{text}"
@@ -766,7 +757,33 @@ fn end_of_input_lets_a_finite_search_finish() {
 
 /// Lines up to `readyok`, which must come within a few seconds.
 fn until_ready(e: &mut Engine) -> Vec<String> {
-    e.read_until(Duration::from_secs(5), |l| l == "readyok")
+    e.read_until(PROMPT, |l| l == "readyok")
+}
+
+/// Sends `quit` and returns the lines up to the one `last` accepts; the process must
+/// then exit within a few seconds.
+fn quit_after(e: &mut Engine, last: impl Fn(&str) -> bool) -> Vec<String> {
+    e.send("quit");
+    let lines = e.read_until(PROMPT, last);
+    assert!(e.exited_within(PROMPT), "{lines:?}");
+    lines
+}
+
+/// What `occam` prints for `script` on stdin, read to the end (the engine exits at
+/// end of input).
+fn piped(script: &str) -> String {
+    let mut child = Command::new(binary("occam"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(script.as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn bestmoves(lines: &[String]) -> Vec<String> {
@@ -882,10 +899,8 @@ fn quit_during_a_search_sends_its_bestmove_first() {
     e.send("go infinite");
     e.send("position startpos moves e2e4");
     e.sync();
-    e.send("quit");
-    let lines = e.read_until(Duration::from_secs(5), |l| l.starts_with("bestmove"));
+    let lines = quit_after(&mut e, |l| l.starts_with("bestmove"));
     assert_legal(&Chess::default(), &bestmove(&lines), &lines);
-    assert!(e.exited_within(Duration::from_secs(5)));
 }
 
 #[test]
@@ -897,12 +912,10 @@ fn stop_isready_quit_sends_bestmove_then_readyok() {
     e.send("bench 0");
     e.send("stop");
     e.send("isready");
-    e.send("quit");
-    let lines = e.read_until(Duration::from_secs(5), |l| l == "readyok");
+    let lines = quit_after(&mut e, |l| l == "readyok");
     let best = lines.iter().position(|l| l.starts_with("bestmove"));
     let ready = lines.iter().position(|l| l == "readyok");
     assert!(best.is_some() && best < ready, "{lines:?}");
-    assert!(e.exited_within(Duration::from_secs(5)));
 }
 
 #[test]
@@ -918,7 +931,7 @@ fn isready_and_quit_are_answered_while_bench_runs() {
     );
     assert!(bestmoves(&meanwhile).is_empty(), "go waits for bench");
     e.send("quit");
-    assert!(e.exited_within(Duration::from_secs(5)));
+    assert!(e.exited_within(PROMPT));
 }
 
 #[test]
@@ -931,19 +944,8 @@ fn end_of_input_stops_a_search_without_limits() {
         "go ponder\n",
         "go infinite\ngo depth 2\n",
     ] {
-        let mut child = Command::new(binary("occam"))
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        {
-            use std::io::Write;
-            let mut stdin = child.stdin.take().unwrap();
-            stdin.write_all(script.as_bytes()).unwrap();
-        }
         let start = Instant::now();
-        let out = child.wait_with_output().unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
+        let text = piped(script);
         let expected = script.matches("go").count();
         assert_eq!(
             text.lines().filter(|l| l.starts_with("bestmove")).count(),
@@ -981,7 +983,7 @@ fn a_ponder_search_that_ends_by_itself_answers_at_ponderhit() {
     e.send("uci");
     e.read_until(LONG, |l| l == "uciok");
     e.send("ponderhit");
-    let lines = e.read_until(Duration::from_secs(5), |l| l.starts_with("bestmove"));
+    let lines = e.read_until(PROMPT, |l| l.starts_with("bestmove"));
     assert_legal(&Chess::default(), &bestmove(&lines), &lines);
     // The queued position was applied after it.
     assert_eq!(

@@ -31,8 +31,7 @@ fn threads_two_searches_and_counts_nodes_of_both() {
     let mut e = ready();
     e.send("setoption name Threads value 2");
     assert!(e.sync().is_empty());
-    e.send("position startpos moves e2e4 e7e5");
-    let lines = e.ask("go depth 9", "bestmove", LONG);
+    let lines = search(&mut e, "startpos moves e2e4 e7e5", "go depth 9");
     let infos: Vec<&String> = lines
         .iter()
         .filter(|l| l.starts_with("info depth"))
@@ -53,24 +52,34 @@ fn threads_two_searches_and_counts_nodes_of_both() {
     }
     // Back to one thread, and the mate is still found.
     e.send("setoption name Threads value 1");
-    e.send("position fen k7/8/8/8/8/8/6R1/5R1K w - - 0 1");
-    let lines = e.ask("go depth 6", "bestmove", LONG);
+    let lines = search(&mut e, "fen k7/8/8/8/8/8/6R1/5R1K w - - 0 1", "go depth 6");
     assert!(
         lines.iter().any(|l| l.contains("score mate 2")),
         "{lines:?}"
     );
 }
 
+/// Sets up `position …` and returns the lines of `go …` up to its bestmove.
+fn search(e: &mut Engine, position: &str, go: &str) -> Vec<String> {
+    e.send(&format!("position {position}"));
+    e.ask(go, "bestmove", LONG)
+}
+
+/// The info lines of one iteration (one per MultiPV line).
+fn at_depth(lines: &[String], depth: u32) -> Vec<&String> {
+    let depth = depth.to_string();
+    lines
+        .iter()
+        .filter(|l| field(l, "depth") == Some(depth.as_str()))
+        .collect()
+}
+
 #[test]
 fn multipv_three_reports_three_ordered_distinct_lines() {
     let mut e = ready();
     e.send("setoption name MultiPV value 3");
-    e.send("position startpos");
-    let lines = e.ask("go depth 7", "bestmove", LONG);
-    let last: Vec<&String> = lines
-        .iter()
-        .filter(|l| field(l, "depth") == Some("7"))
-        .collect();
+    let lines = search(&mut e, "startpos", "go depth 7");
+    let last = at_depth(&lines, 7);
     assert_eq!(last.len(), 3, "{lines:?}");
     let ks: Vec<&str> = last.iter().map(|l| field(l, "multipv").unwrap()).collect();
     assert_eq!(ks, ["1", "2", "3"]);
@@ -83,25 +92,18 @@ fn multipv_three_reports_three_ordered_distinct_lines() {
     assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2]);
     assert_eq!(bestmove(&lines), firsts[0]);
     // More lines than legal moves: one per legal move (black king, two moves).
-    e.send("position fen 7k/8/8/8/8/8/8/K6R b - - 0 1");
-    let lines = e.ask("go depth 4", "bestmove", LONG);
-    let d4 = lines
-        .iter()
-        .filter(|l| field(l, "depth") == Some("4"))
-        .count();
-    assert_eq!(d4, 2, "{lines:?}");
+    let lines = search(&mut e, "fen 7k/8/8/8/8/8/8/K6R b - - 0 1", "go depth 4");
+    assert_eq!(at_depth(&lines, 4).len(), 2, "{lines:?}");
     // MultiPV 1: no multipv field at all.
     e.send("setoption name MultiPV value 1");
-    e.send("position startpos");
-    let lines = e.ask("go depth 4", "bestmove", LONG);
+    let lines = search(&mut e, "startpos", "go depth 4");
     assert!(lines.iter().all(|l| !l.contains("multipv")));
 }
 
 #[test]
 fn searchmoves_restrict_the_root() {
     let mut e = ready();
-    e.send("position startpos");
-    let lines = e.ask("go depth 6 searchmoves a2a3 h2h3", "bestmove", LONG);
+    let lines = search(&mut e, "startpos", "go depth 6 searchmoves a2a3 h2h3");
     assert!(["a2a3", "h2h3"].contains(&bestmove(&lines)), "{lines:?}");
     for l in lines.iter().filter(|l| l.starts_with("info depth")) {
         assert!(["a2a3", "h2h3"].contains(&field(l, "pv").unwrap()), "{l}");
@@ -109,15 +111,14 @@ fn searchmoves_restrict_the_root() {
     // With MultiPV 3 over two search moves: two lines, both among them.
     e.send("setoption name MultiPV value 3");
     let lines = e.ask("go depth 5 searchmoves g1f3 b1c3", "bestmove", LONG);
-    let d5: Vec<&String> = lines
-        .iter()
-        .filter(|l| field(l, "depth") == Some("5"))
-        .collect();
-    assert_eq!(d5.len(), 2, "{lines:?}");
+    assert_eq!(at_depth(&lines, 5).len(), 2, "{lines:?}");
     // A mate the restriction leaves out is not found: only Rb1-b2 is allowed.
     e.send("setoption name MultiPV value 1");
-    e.send("position fen k7/8/8/8/8/8/6R1/5R1K w - - 0 1");
-    let lines = e.ask("go depth 5 searchmoves g2b2", "bestmove", LONG);
+    let lines = search(
+        &mut e,
+        "fen k7/8/8/8/8/8/6R1/5R1K w - - 0 1",
+        "go depth 5 searchmoves g2b2",
+    );
     assert_eq!(bestmove(&lines), "g2b2");
 }
 
@@ -213,8 +214,7 @@ fn a_gui_session_with_threads_multipv_tablebases_searchmoves_and_go_mate() {
     e.send("ucinewgame");
 
     // An opening move: three ordered lines with distinct first moves, the best one played.
-    e.send("position startpos moves e2e4");
-    let lines = e.ask("go depth 7", "bestmove", LONG);
+    let lines = search(&mut e, "startpos moves e2e4", "go depth 7");
     let last = last_iteration(&lines);
     let ks: Vec<&str> = last.iter().map(|l| field(l, "multipv").unwrap()).collect();
     assert_eq!(ks, ["1", "2", "3"], "{lines:?}");
@@ -260,8 +260,7 @@ fn a_gui_session_with_threads_multipv_tablebases_searchmoves_and_go_mate() {
     );
 
     // go mate 3 with all of the above still set: the mate in two is proven and played.
-    e.send("position fen 2k5/8/1K6/8/8/8/8/7R w - - 0 1");
-    let lines = e.ask("go mate 3", "bestmove", LONG);
+    let lines = search(&mut e, "fen 2k5/8/1K6/8/8/8/8/7R w - - 0 1", "go mate 3");
     let first = last_iteration(&lines)[0].clone();
     assert_eq!(field(&first, "mate"), Some("2"), "{lines:?}");
     assert_eq!(bestmove(&lines), field(&first, "pv").unwrap());
@@ -270,8 +269,7 @@ fn a_gui_session_with_threads_multipv_tablebases_searchmoves_and_go_mate() {
     e.send("setoption name Threads value 1");
     e.send("setoption name MultiPV value 1");
     assert!(e.sync().is_empty());
-    e.send("position startpos");
-    let lines = e.ask("go depth 5", "bestmove", LONG);
+    let lines = search(&mut e, "startpos", "go depth 5");
     assert!(lines.iter().all(|l| !l.contains("multipv")), "{lines:?}");
     e.send("quit");
     assert!(e.exited_within(Duration::from_secs(5)));

@@ -518,18 +518,21 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("occam-ext-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+        crate::test_util::scratch_dir(&format!("ext-{name}"))
+    }
+
+    /// `text` read as the file `name`: it must be taken for `format` and hold `names`.
+    fn read_as(format: Format, name: &str, text: &str, names: &[&str]) -> ParamList {
+        let list = ParamList::parse(Path::new(name), text.to_string()).unwrap();
+        assert_eq!(list.format, format);
+        assert_eq!(list.names(), names);
+        list
     }
 
     #[test]
     fn openbench_text_is_read_and_rewritten_in_place() {
         let text = "# my engine\nFutMargin, int, 100, 0, 300, 10, 0.002\r\n\n  LmrBase ,float, 0.75 ,0.0, 2.0, 0.05, 0.002";
-        let list = ParamList::parse(Path::new("e.spsa"), text.to_string()).unwrap();
-        assert_eq!(list.format, Format::OpenBench);
-        assert_eq!(list.names(), ["FutMargin", "LmrBase"]);
+        let list = read_as(Format::OpenBench, "e.spsa", text, &["FutMargin", "LmrBase"]);
         assert!(list.params[1].float && !list.params[0].float);
         assert_eq!(list.params[1].value, 0.75);
         let out = list.render(&[123.0, 1.25]).unwrap();
@@ -556,9 +559,12 @@ mod tests {
     #[test]
     fn weather_factory_configs_are_read_and_rewritten_in_place() {
         let text = "{\n  \"Tempo\": {\"value\": 20, \"min_value\": 0, \"max_value\": 50, \"step\": 2},\n  \"Aspiration\": {\"step\": 1.5, \"value\": 15.0, \"min_value\": 5, \"max_value\": 40}\n}\n";
-        let list = ParamList::parse(Path::new("config.json"), text.to_string()).unwrap();
-        assert_eq!(list.format, Format::WeatherFactory);
-        assert_eq!(list.names(), ["Tempo", "Aspiration"]);
+        let list = read_as(
+            Format::WeatherFactory,
+            "config.json",
+            text,
+            &["Tempo", "Aspiration"],
+        );
         assert_eq!(
             (list.params[1].c_end, list.params[1].r_end),
             (1.5, DEFAULT_R_END)
@@ -605,23 +611,24 @@ mod tests {
         assert_eq!(b[0][0].option, "fut");
         assert_eq!((b[0][0].step, b[0][1].step), (1.0, 0.0001));
         assert_eq!(b[0][1].text(7500), "0.75");
-        let narrow = [
-            option("option name Fut type spin default 100 min 0 max 200"),
-            option("option name Hash type spin default 16 min 1 max 1024"),
-        ];
-        let err = bind(std::slice::from_ref(&list), &narrow, "e")
-            .unwrap_err()
-            .to_string();
+        // What binding to an engine with these option lines says.
+        let refusal = |lines: &[&str]| {
+            let options: Vec<UciOption> = lines.iter().map(|l| option(l)).collect();
+            bind(std::slice::from_ref(&list), &options, "e")
+                .unwrap_err()
+                .to_string()
+        };
+        let err = refusal(&[
+            "option name Fut type spin default 100 min 0 max 200",
+            "option name Hash type spin default 16 min 1 max 1024",
+        ]);
         assert!(err.contains("[0, 200]"), "{err}");
         assert!(err.contains("'Lmr' is not one of its options"), "{err}");
         assert!(err.contains("Hash"), "lists what there is: {err}");
-        let check = [
-            option("option name Fut type check default false"),
-            option("option name Lmr type spin default 1 min 0 max 2"),
-        ];
-        let err = bind(std::slice::from_ref(&list), &check, "e")
-            .unwrap_err()
-            .to_string();
+        let err = refusal(&[
+            "option name Fut type check default false",
+            "option name Lmr type spin default 1 min 0 max 2",
+        ]);
         assert!(err.contains("check option"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

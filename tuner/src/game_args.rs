@@ -257,22 +257,9 @@ mod tests {
     /// order is a permutation of the whole book, fixed by --seed; sequential is the file.
     #[test]
     fn a_random_book_order_shuffles_the_whole_book_by_seed() {
-        let dir = std::env::temp_dir().join(format!("occam-book-order-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::test_util::scratch_dir("book-order");
         let book = dir.join("kings.epd");
-        // 30 positions, sorted by the white king's square (files a-f, ranks 3-7).
-        let empty = |n: usize| if n > 0 { n.to_string() } else { String::new() };
-        let lines: Vec<String> = (0..30)
-            .map(|i| {
-                let (file, rank) = (i / 5, 3 + i % 5);
-                let mut rows = vec!["8".to_string(); 8];
-                rows[0] = "7k".into();
-                rows[8 - rank] = format!("{}K{}", empty(file), empty(7 - file));
-                rows[6] = "7P".into();
-                format!("{} w - -", rows.join("/"))
-            })
-            .collect();
-        std::fs::write(&book, lines.join("\n")).unwrap();
+        std::fs::write(&book, crate::test_util::sorted_book::sorted_epd()).unwrap();
         let keys = |args: &[&str]| -> Vec<u64> {
             let mut all = vec!["--book", book.to_str().unwrap()];
             all.extend_from_slice(args);

@@ -66,8 +66,11 @@ pub enum PlayerFault {
 /// One side of a game.
 pub trait Player: Send {
     fn name(&self) -> &str;
-    /// Called before every game (clear hash, `ucinewgame`).
-    fn new_game(&mut self) -> Result<(), PlayerFault>;
+    /// Called before every game (clear hash, `ucinewgame`). A player that keeps
+    /// nothing from one game to the next has nothing to do.
+    fn new_game(&mut self) -> Result<(), PlayerFault> {
+        Ok(())
+    }
     /// Chooses a move in `game.position` within `limits`.
     fn go(&mut self, game: &Game, limits: &Limits) -> Result<PlayerMove, PlayerFault>;
     /// Under a game clock, the opponent's remaining time, told before each `go` (UCI
@@ -527,9 +530,6 @@ mod tests {
         fn name(&self) -> &str {
             "cheater"
         }
-        fn new_game(&mut self) -> Result<(), PlayerFault> {
-            Ok(())
-        }
         fn go(&mut self, _game: &Game, _limits: &Limits) -> Result<PlayerMove, PlayerFault> {
             let mv = Move::Normal {
                 role: shakmaty::Role::Queen,
@@ -565,9 +565,6 @@ mod tests {
         fn name(&self) -> &str {
             "scripted"
         }
-        fn new_game(&mut self) -> Result<(), PlayerFault> {
-            Ok(())
-        }
         fn go(&mut self, game: &Game, _limits: &Limits) -> Result<PlayerMove, PlayerFault> {
             Ok(PlayerMove {
                 mv: game.position.legal_moves()[0],
@@ -589,25 +586,18 @@ mod tests {
             ..Adjudication::default()
         };
         let start = Game::new(Position::startpos());
-        let g = play_game(
-            &mut Scripted(0),
-            &mut Scripted(-600),
-            &start,
-            TimeControl::Nodes(1),
-            &adj,
-        );
+        // Scores as each side reports them, from its own point of view.
+        let game = |white: i32, black: i32| {
+            let (mut w, mut b) = (Scripted(white), Scripted(black));
+            play_game(&mut w, &mut b, &start, TimeControl::Nodes(1), &adj)
+        };
+        let g = game(0, -600);
         assert_eq!(
             (g.outcome, g.reason.as_str()),
             (Outcome::WhiteWins, "adjudication: resign")
         );
         assert_eq!(g.moves.len(), 6, "black resigns after its third move");
-        let g = play_game(
-            &mut Scripted(900),
-            &mut Scripted(-499),
-            &start,
-            TimeControl::Nodes(1),
-            &adj,
-        );
+        let g = game(900, -499);
         assert_ne!(g.reason, "adjudication: resign", "{}", g.reason);
     }
 

@@ -208,11 +208,7 @@ pub fn run(args: Args) -> Result<()> {
         } else {
             format!(
                 "; wrote {}",
-                args.files
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                crate::params_file::paths_text(&args.files, ", ")
             )
         }
     );

@@ -13,6 +13,8 @@ mod params_file;
 mod pgn;
 mod plot;
 mod spsa;
+#[cfg(test)]
+mod test_util;
 mod texel;
 mod uci_engine;
 
@@ -39,7 +41,7 @@ enum Command {
     Plot(plot::Args),
     /// Play a match (or gauntlet) between parameter sets and/or external UCI engines, with SPRT.
     Match(matches::Args),
-    /// SPRT of the tuned values (`value`) against the starting values (`default`), then export a stamped header.
+    /// SPRT of the tuned values (`value`) against the starting values (`start`), then export a stamped header.
     Verify(matches::VerifyArgs),
     /// Fit the evaluation weights to game results (Texel tuning).
     Texel(texel::Args),

@@ -142,8 +142,7 @@ mod tests {
 
     #[test]
     fn epd_and_pgn_books_load_and_bad_lines_are_named() {
-        let dir = std::env::temp_dir().join(format!("occam-book-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::test_util::scratch_dir("book");
         let epd = dir.join("book.epd");
         std::fs::write(
             &epd,

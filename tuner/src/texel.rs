@@ -644,8 +644,7 @@ mod tests {
 
     #[test]
     fn a_small_run_rewrites_only_values_and_dry_run_writes_nothing() {
-        let dir = std::env::temp_dir().join(format!("occam-texel-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::test_util::scratch_dir("texel");
         let params_path = dir.join("eval.json");
         let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../params/eval.json");
         std::fs::copy(&repo, &params_path).unwrap();

@@ -40,6 +40,22 @@ pub struct EngineSpec {
 }
 
 impl EngineSpec {
+    /// The engine as results files and journals record it (to notice a changed
+    /// engine on resume): command, arguments and the user's options.
+    pub fn describe(&self) -> String {
+        let options: Vec<String> = self
+            .options
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        format!(
+            "uci[{} {}]{{{}}}",
+            self.cmd,
+            self.args.join(" "),
+            options.join(",")
+        )
+    }
+
     /// Parses the `KEY=VALUE` words of one `--engine`.
     pub fn parse(words: &[String]) -> Result<EngineSpec> {
         let mut spec = EngineSpec {

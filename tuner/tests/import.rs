@@ -2,17 +2,9 @@
 //! changed, printed as floats) → import, clamping, and refusal of unknown names.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 mod common;
-use common::{fresh_dir, param_values, root, text};
-
-fn tuner(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tuner"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use common::{fresh_dir, param_values, root, text, tuner};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = fresh_dir("import", name);

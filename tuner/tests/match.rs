@@ -4,20 +4,12 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::mpsc::channel;
 use std::time::Duration;
 
 mod common;
-use common::{fresh_dir, occam_binary, root, text};
-
-fn tuner(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tuner"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run tuner")
-}
+use common::{failed, fresh_dir, occam_binary, root, succeeded, text, tuner, with, words};
 
 /// A fresh scratch directory per test.
 fn scratch(name: &str) -> PathBuf {
@@ -47,26 +39,11 @@ fn sprt_accepts_h1_for_defaults_against_a_crippled_eval() {
     let dir = scratch("h1");
     let crippled = crippled_eval(&dir, "value");
     let b = format!("name=crippled,{}", crippled.display());
-    let out = tuner(&[
-        "match",
-        "--a",
-        "name=default,compiled",
-        "--b",
-        &b,
-        "--sprt",
-        "elo0=0",
-        "elo1=50",
-        // A small beta: a wrecked eval must practically never be judged no better.
-        "beta=0.01",
-        "--nodes",
-        "1000",
-        "--pairs",
-        "300",
-        "--concurrency",
-        "2",
-    ]);
-    let all = text(&out);
-    assert!(out.status.success(), "{all}");
+    // A small beta: a wrecked eval must practically never be judged no better.
+    let all = succeeded(&tuner(&with(
+        "match --a name=default,compiled --sprt elo0=0 elo1=50 beta=0.01 --nodes 1000 --pairs 300 --concurrency 2 --b",
+        &[&b],
+    )));
     assert!(all.contains("Results of default vs crippled"), "{all}");
     assert!(all.contains("H1 accepted"), "{all}");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -74,27 +51,11 @@ fn sprt_accepts_h1_for_defaults_against_a_crippled_eval() {
 
 #[test]
 fn sprt_does_not_accept_h1_for_identical_sets() {
-    let out = tuner(&[
-        "match",
-        "--a",
-        "params/search.json,params/eval.json",
-        "--b",
-        "name=same,compiled",
-        "--sprt",
-        "elo0=0",
-        "elo1=50",
-        // A tiny alpha: identical engines must practically never pass, even if the
-        // games stop being exact mirrors (time checks, threads).
-        "alpha=0.001",
-        "--nodes",
-        "1000",
-        "--pairs",
-        "150",
-        "--concurrency",
-        "2",
-    ]);
-    let all = text(&out);
-    assert!(out.status.success(), "{all}");
+    // A tiny alpha: identical engines must practically never pass, even if the games
+    // stop being exact mirrors (time checks, threads).
+    let all = succeeded(&tuner(&words(
+        "match --a params/search.json,params/eval.json --b name=same,compiled --sprt elo0=0 elo1=50 alpha=0.001 --nodes 1000 --pairs 150 --concurrency 2",
+    )));
     assert!(all.contains("LLR: "), "{all}");
     assert!(!all.contains("H1 accepted"), "{all}");
 }
@@ -108,18 +69,8 @@ fn against_fake(mode: &str, limit: &[&str], fault: &str, starts: usize) {
     let script = root().join("scripts/fake_engine.py");
     let cmd = format!("cmd={}", script.display());
     let args = format!("args={mode} 0.6");
-    let mut argv = vec![
-        "match",
-        "--a",
-        "compiled",
-        "--engine",
-        &cmd,
-        &args,
-        "name=fake",
-        "timeout=1",
-        "--pairs",
-        "2",
-    ];
+    let mut argv = with("match --a compiled --pairs 2 --engine", &[&cmd, &args]);
+    argv.extend(["name=fake", "timeout=1"]);
     argv.extend_from_slice(limit);
     let out = Command::new(env!("CARGO_BIN_EXE_tuner"))
         .args(&argv)
@@ -155,9 +106,10 @@ fn broken_engines_lose_their_games_and_the_match_goes_on() {
     against_fake("slow", &["--tc", "0.5+0"], forfeit, 1);
     // An engine that cannot even start fails the match up front, with a reason.
     let cmd = format!("cmd={}", root().join("scripts/fake_engine.py").display());
-    let out = tuner(&["match", "--a", "compiled", "--engine", &cmd, "args=nostart"]);
-    let all = text(&out);
-    assert!(!out.status.success(), "{all}");
+    let all = failed(&tuner(&with(
+        "match --a compiled --engine",
+        &[&cmd, "args=nostart"],
+    )));
     assert!(all.contains("uci handshake"), "{all}");
     assert!(!all.contains("panicked"), "{all}");
 }
@@ -167,25 +119,16 @@ fn a_match_resumes_from_its_results_file() {
     let dir = scratch("resume");
     let results = dir.join("m.jsonl");
     let r = results.to_str().unwrap();
-    let common = [
-        "match",
-        "--a",
-        "compiled",
-        "--b",
-        "name=B,compiled",
-        "--nodes",
-        "300",
-    ];
-    let run = |extra: &[&str]| {
-        let mut argv = common.to_vec();
+    let run = |nodes_and_pairs: &str, extra: &[&str]| {
+        let mut argv = words("match --a compiled --b name=B,compiled --results");
+        argv.push(r);
+        argv.extend(words(nodes_and_pairs));
         argv.extend_from_slice(extra);
         tuner(&argv)
     };
-    let out = run(&["--pairs", "3", "--results", r]);
-    assert!(out.status.success(), "{}", text(&out));
+    succeeded(&run("--nodes 300 --pairs 3", &[]));
     // The same file without --resume is refused rather than overwritten.
-    let out = run(&["--pairs", "3", "--results", r]);
-    assert!(!out.status.success() && text(&out).contains("--resume"));
+    assert!(failed(&run("--nodes 300 --pairs 3", &[])).contains("--resume"));
     // A torn last line (a killed run) is ignored.
     let mut f = std::fs::OpenOptions::new()
         .append(true)
@@ -193,9 +136,7 @@ fn a_match_resumes_from_its_results_file() {
         .unwrap();
     f.write_all(b"{\"pair\": 9, \"resu").unwrap();
     drop(f);
-    let out = run(&["--pairs", "5", "--results", r, "--resume"]);
-    let all = text(&out);
-    assert!(out.status.success(), "{all}");
+    let all = succeeded(&run("--nodes 300 --pairs 5", &["--resume"]));
     assert!(all.contains("3 pairs already played, 2 to go"), "{all}");
     assert!(all.contains("Games: 10,"), "{all}");
     assert_eq!(
@@ -203,25 +144,8 @@ fn a_match_resumes_from_its_results_file() {
         6
     );
     // Other settings are another match.
-    let out = tuner(&[
-        "match",
-        "--a",
-        "compiled",
-        "--b",
-        "name=B,compiled",
-        "--nodes",
-        "400",
-        "--pairs",
-        "5",
-        "--results",
-        r,
-        "--resume",
-    ]);
-    assert!(
-        !out.status.success() && text(&out).contains("different match"),
-        "{}",
-        text(&out)
-    );
+    let all = failed(&run("--nodes 400 --pairs 5", &["--resume"]));
+    assert!(all.contains("different match"), "{all}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -231,29 +155,13 @@ fn verify_writes_a_stamped_header_only_after_h1() {
     // Tuned values are the real ones; the "starting" values are wrecked.
     let file = crippled_eval(&dir, "start");
     let header = dir.join("occam_params.h");
-    let common = |header: &Path, file: &Path| -> Vec<String> {
-        [
-            "verify",
-            file.to_str().unwrap(),
-            "--sprt",
-            "elo0=0",
-            "elo1=50",
-            "--nodes",
-            "1000",
-            "--pairs",
-            "300",
-            "--concurrency",
-            "2",
-            "--header",
-            header.to_str().unwrap(),
-        ]
-        .map(String::from)
-        .to_vec()
+    let verify = |file: &Path, pairs: &str, header: &Path| {
+        let mut argv = words("verify --sprt elo0=0 elo1=50 --nodes 1000 --concurrency 2");
+        argv.extend(["--pairs", pairs]);
+        argv.extend([file.to_str().unwrap(), "--header", header.to_str().unwrap()]);
+        tuner(&argv)
     };
-    let argv = common(&header, &file);
-    let out = tuner(&argv.iter().map(String::as_str).collect::<Vec<_>>());
-    let all = text(&out);
-    assert!(out.status.success(), "{all}");
+    succeeded(&verify(&file, "300", &header));
     let h = std::fs::read_to_string(&header).unwrap();
     for needle in [
         "SPRT [0, 50]",
@@ -269,11 +177,7 @@ fn verify_writes_a_stamped_header_only_after_h1() {
     let same = dir.join("same.json");
     std::fs::copy(root().join("params/eval.json"), &same).unwrap();
     let header2 = dir.join("same.rs");
-    let mut argv = common(&header2, &same);
-    argv[8] = "150".into();
-    let out = tuner(&argv.iter().map(String::as_str).collect::<Vec<_>>());
-    let all = text(&out);
-    assert!(!out.status.success(), "{all}");
+    let all = failed(&verify(&same, "150", &header2));
     assert!(all.contains("not written"), "{all}");
     assert!(!header2.exists());
     std::fs::remove_dir_all(&dir).unwrap();
@@ -318,8 +222,7 @@ fn occam_against_occam_over_uci() {
         return;
     }
     let cmd = format!("cmd={}", occam.display());
-    let out = tuner(&[
-        "match",
+    let two_occams = [
         "--engine",
         &cmd,
         "name=occam-1",
@@ -327,24 +230,19 @@ fn occam_against_occam_over_uci() {
         "--engine",
         &cmd,
         "name=occam-2",
-        "--pairs",
-        "2",
-        "--nodes",
-        "500",
-        "--concurrency",
-        "2",
-    ]);
-    let all = text(&out);
-    assert!(out.status.success(), "{all}");
-    assert!(all.contains("Games: 4,"), "{all}");
-    assert!(!all.contains("Faults of"), "{all}");
-    // In-process against the same engine over UCI.
-    let out = tuner(&[
-        "match", "--a", "compiled", "--engine", &cmd, "name=uci", "--pairs", "2", "--nodes", "500",
-    ]);
-    let all = text(&out);
-    assert!(out.status.success() && all.contains("Games: 4,"), "{all}");
-    assert!(!all.contains("Faults of"), "{all}");
+    ];
+    // Both over UCI, then in-process against the same engine over UCI.
+    for argv in [
+        with("match --pairs 2 --nodes 500 --concurrency 2", &two_occams),
+        with(
+            "match --a compiled --pairs 2 --nodes 500 --engine",
+            &[&cmd, "name=uci"],
+        ),
+    ] {
+        let all = succeeded(&tuner(&argv));
+        assert!(all.contains("Games: 4,"), "{all}");
+        assert!(!all.contains("Faults of"), "{all}");
+    }
 }
 
 /// The UCI client against a real, strict engine when one is installed (Debian's
@@ -358,22 +256,10 @@ fn stockfish_over_uci_when_installed() {
     }
     let cmd = format!("cmd={}", stockfish.display());
     for limit in [["--nodes", "500"], ["--tc", "1+0.01"]] {
-        let out = tuner(&[
-            "match",
-            "--a",
-            "compiled",
-            "--engine",
-            &cmd,
-            "name=sf",
-            "option.Hash=16",
-            "option.Threads=1",
-            "--pairs",
-            "1",
-            limit[0],
-            limit[1],
-        ]);
-        let all = text(&out);
-        assert!(out.status.success(), "{all}");
+        let mut argv = with("match --a compiled --pairs 1 --engine", &[&cmd]);
+        argv.extend(["name=sf", "option.Hash=16", "option.Threads=1"]);
+        argv.extend(limit);
+        let all = succeeded(&tuner(&argv));
         assert!(all.contains("Games: 2,"), "{all}");
         // On a clock a loaded machine (six jobs on two cores) can cost either side a
         // time forfeit; the protocol itself must never fail: no crash, hang or illegal move.
@@ -399,42 +285,19 @@ fn syzygy_adjudication_is_counted_apart() {
     )
     .unwrap();
     let tables = root().join("tests/data/syzygy");
-    let out = tuner(&[
-        "match",
-        "--a",
-        "name=x,compiled",
-        "--b",
-        "name=y,compiled",
-        "--book",
-        book.to_str().unwrap(),
-        "--pairs",
-        "2",
-        "--nodes",
-        "200",
-        "--syzygy",
-        tables.to_str().unwrap(),
-    ]);
-    let report = text(&out);
-    assert!(out.status.success(), "{report}");
+    let report = succeeded(&tuner(&with(
+        "match --a name=x,compiled --b name=y,compiled --pairs 2 --nodes 200 --book",
+        &[book.to_str().unwrap(), "--syzygy", tables.to_str().unwrap()],
+    )));
     // Pair 1 (KRvK): x wins as White, loses as Black; pair 2: two draws.
     assert!(
         report.contains("Tablebase adjudications: 4 games (x W, 1-2-1 W-D-L)"),
         "{report}"
     );
 
-    let out = tuner(&[
-        "match",
-        "--a",
-        "compiled",
-        "--b",
-        "name=y,compiled",
-        "--pairs",
-        "1",
-        "--syzygy",
-        "/no/such/tables",
-    ]);
-    let report = text(&out);
-    assert!(!out.status.success(), "{report}");
+    let report = failed(&tuner(&words(
+        "match --a compiled --b name=y,compiled --pairs 1 --syzygy /no/such/tables",
+    )));
     assert!(
         report.contains("--syzygy: cannot read Syzygy directory '/no/such/tables'"),
         "{report}"

@@ -7,15 +7,14 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{param_values, root};
+use common::sorted_book::{sorted_boards, sorted_epd};
+use common::{failed, fresh_dir, param_values, root, succeeded, tuner, words};
 
 const TUNER: &str = env!("CARGO_BIN_EXE_tuner");
 
 /// A scratch directory holding a copy of params/search.json.
 fn scratch(name: &str) -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("occam-spsa-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("spsa", name);
     let file = dir.join("search.json");
     std::fs::copy(root().join("params/search.json"), &file).unwrap();
     (dir, file)
@@ -35,19 +34,25 @@ fn two_params() -> String {
     names.join(",")
 }
 
-fn tuner(args: &[&str]) -> Output {
-    Command::new(TUNER).args(args).output().unwrap()
+/// `spsa` of the first two parameters ([`two_params`]) with the words of `line`,
+/// then `rest` as given (paths).
+fn spsa_two(file: &Path, line: &str, rest: &[&str]) -> Output {
+    let params = two_params();
+    let mut args = vec!["--params", params.as_str()];
+    args.extend(words(line));
+    args.extend_from_slice(rest);
+    spsa(file, &args)
+}
+
+/// `spsa FILE` with the short games of these tests.
+fn spsa_command(file: &Path) -> Vec<&str> {
+    let mut args = vec!["spsa", file.to_str().unwrap()];
+    args.extend(words("--nodes 300 --max-plies 80"));
+    args
 }
 
 fn spsa(file: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "spsa",
-        file.to_str().unwrap(),
-        "--nodes",
-        "300",
-        "--max-plies",
-        "80",
-    ];
+    let mut args = spsa_command(file);
     args.extend_from_slice(extra);
     tuner(&args)
 }
@@ -73,22 +78,11 @@ fn a_tiny_tune_changes_only_values_and_leaves_a_journal_and_table() {
     let params = two_params();
     let out = spsa(
         &file,
-        &[
-            "--pairs",
-            "8",
-            "--params",
-            &params,
-            "--output",
-            "last",
-            "--threads",
-            "2",
-        ],
+        &words(&format!(
+            "--pairs 8 --params {params} --output last --threads 2"
+        )),
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let after = std::fs::read_to_string(&file).unwrap();
     assert_eq!(without_values(&before), without_values(&after));
     let (b, a) = (param_values(&before), param_values(&after));
@@ -112,11 +106,7 @@ fn a_tiny_tune_changes_only_values_and_leaves_a_journal_and_table() {
     assert!(table.contains("8 pairs"), "{table}");
     // The plot of the run.
     let plot = tuner(&["plot", dir.join("search.spsa.jsonl").to_str().unwrap()]);
-    assert!(
-        plot.status.success(),
-        "{}",
-        String::from_utf8_lossy(&plot.stderr)
-    );
+    succeeded(&plot);
     let svg = std::fs::read_to_string(dir.join("search.spsa.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains(tuned[0]));
     // A second run refuses to clobber the journal without --restart.
@@ -129,29 +119,13 @@ fn a_tiny_tune_changes_only_values_and_leaves_a_journal_and_table() {
 
 #[test]
 fn one_thread_at_fixed_nodes_is_reproducible() {
-    let params = two_params();
     let run = |name: &str| {
         let (dir, file) = scratch(name);
-        let out = spsa(
+        succeeded(&spsa_two(
             &file,
-            &[
-                "--pairs",
-                "6",
-                "--params",
-                &params,
-                "--threads",
-                "1",
-                "--seed",
-                "9",
-                "--output",
-                "last",
-            ],
-        );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+            "--pairs 6 --threads 1 --seed 9 --output last",
+            &[],
+        ));
         let journal = std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         journal
@@ -172,14 +146,7 @@ fn a_killed_run_resumes_and_finishes() {
     let params = two_params();
     let journal = dir.join("search.spsa.jsonl");
     let mut child = Command::new(TUNER)
-        .args([
-            "spsa",
-            file.to_str().unwrap(),
-            "--nodes",
-            "300",
-            "--max-plies",
-            "80",
-        ])
+        .args(spsa_command(&file))
         .args(["--pairs", "400", "--params", &params, "--threads", "2"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -199,12 +166,10 @@ fn a_killed_run_resumes_and_finishes() {
     assert!(done_at_kill >= 5, "{done_at_kill}");
     // Nothing was written to the parameter file by the killed run.
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
-    let out = spsa(&file, &["--resume", "--pairs", "400", "--params", &params]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&spsa(
+        &file,
+        &["--resume", "--pairs", "400", "--params", &params],
+    ));
     let text = std::fs::read_to_string(&journal).unwrap();
     assert_eq!(
         text.lines().count(),
@@ -232,53 +197,25 @@ fn a_killed_run_resumes_and_finishes() {
 #[test]
 fn resume_refuses_a_checkpoint_of_another_run() {
     let (dir, file) = scratch("stale");
-    let params = two_params();
     let journal = dir.join("search.spsa.jsonl");
     let checkpoint = dir.join("search.spsa.checkpoint.json");
-    let args = [
-        "--pairs",
-        "4",
-        "--params",
-        &params,
-        "--threads",
-        "1",
-        "--no-write",
-    ];
-    let first = spsa(&file, &args);
-    assert!(
-        first.status.success(),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
+    let run = "--pairs 4 --threads 1 --no-write";
+    succeeded(&spsa_two(&file, run, &[]));
     let stale = std::fs::read_to_string(&checkpoint).unwrap();
     std::fs::remove_file(&journal).unwrap();
-    let second = spsa(&file, &args);
-    assert!(
-        second.status.success(),
-        "{}",
-        String::from_utf8_lossy(&second.stderr)
-    );
+    succeeded(&spsa_two(&file, run, &[]));
     // The second run is killed before its own checkpoint replaces the old one.
     std::fs::write(&checkpoint, &stale).unwrap();
     let before = std::fs::read_to_string(&file).unwrap();
-    let mut resume = args.to_vec();
-    resume.push("--resume");
-    let out = spsa(&file, &resume);
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed(&spsa_two(&file, run, &["--resume"]));
     assert!(
-        !out.status.success(),
+        err.contains("another run"),
         "a stale checkpoint was adopted: {err}"
     );
-    assert!(err.contains("another run"), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
     // Once it is removed, the journal alone replays the run.
     std::fs::remove_file(&checkpoint).unwrap();
-    let out = spsa(&file, &resume);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&spsa_two(&file, run, &["--resume"]));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -287,28 +224,11 @@ fn resume_refuses_a_checkpoint_of_another_run() {
 #[test]
 fn restart_keeps_every_earlier_run() {
     let (dir, file) = scratch("restart");
-    let params = two_params();
     let mut journals = Vec::new();
     for seed in ["1", "2", "3"] {
-        let mut extra = vec![
-            "--pairs",
-            "2",
-            "--params",
-            &params,
-            "--threads",
-            "1",
-            "--seed",
-            seed,
-        ];
-        if seed != "1" {
-            extra.push("--restart");
-        }
-        let out = spsa(&file, &extra);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let restart = if seed == "1" { "" } else { "--restart" };
+        let line = format!("--pairs 2 --threads 1 --seed {seed} {restart}");
+        succeeded(&spsa_two(&file, &line, &[]));
         journals.push(std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap());
     }
     for (n, journal) in journals[..2].iter().enumerate() {
@@ -328,44 +248,17 @@ fn restart_keeps_every_earlier_run() {
 #[test]
 fn spsa_samples_the_whole_book_at_random() {
     let (dir, file) = scratch("book");
-    // 30 positions, sorted by the white king's square (files a-f, ranks 3-7).
-    let empty = |n: usize| if n > 0 { n.to_string() } else { String::new() };
-    let boards: Vec<String> = (0..30)
-        .map(|i| {
-            let (f, rank) = (i / 5, 3 + i % 5);
-            let mut rows = vec!["8".to_string(); 8];
-            rows[0] = "7k".into();
-            rows[8 - rank] = format!("{}K{}", empty(f), empty(7 - f));
-            rows[6] = "7P".into();
-            rows.join("/")
-        })
-        .collect();
+    let boards = sorted_boards();
     let book = dir.join("sorted.epd");
-    let epd: Vec<String> = boards.iter().map(|b| format!("{b} w - -")).collect();
-    std::fs::write(&book, epd.join("\n")).unwrap();
+    std::fs::write(&book, sorted_epd()).unwrap();
     let pgn = dir.join("games.pgn");
-    let params = two_params();
-    let out = spsa(
+    let (book, pgn) = (book.to_str().unwrap(), pgn.to_str().unwrap());
+    succeeded(&spsa_two(
         &file,
-        &[
-            "--pairs",
-            "4",
-            "--params",
-            &params,
-            "--threads",
-            "1",
-            "--book",
-            book.to_str().unwrap(),
-            "--pgn",
-            pgn.to_str().unwrap(),
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(&pgn).unwrap();
+        "--pairs 4 --threads 1",
+        &["--book", book, "--pgn", pgn],
+    ));
+    let text = std::fs::read_to_string(pgn).unwrap();
     let started: Vec<&str> = text
         .lines()
         .filter_map(|l| l.strip_prefix("[FEN \""))
@@ -387,9 +280,7 @@ fn spsa_samples_the_whole_book_at_random() {
 /// it to 0 instead (checked when this test was written).
 #[test]
 fn a_detuned_queen_value_moves_towards_its_worth() {
-    let dir = std::env::temp_dir().join(format!("occam-spsa-direction-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("spsa", "direction");
     let text = std::fs::read_to_string(root().join("params/eval.json")).unwrap();
     let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     let tuned = ["material_queen_mg", "material_queen_eg"];
@@ -405,16 +296,10 @@ fn a_detuned_queen_value_moves_towards_its_worth() {
     std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
     let out = spsa(
         &file,
-        &[
-            "--params",
-            &tuned.join(","),
-            "--pairs",
-            "200",
-            "--threads",
-            "2",
-            "--seed",
-            "1",
-        ],
+        &words(&format!(
+            "--params {} --pairs 200 --threads 2 --seed 1",
+            tuned.join(",")
+        )),
     );
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{log}");
@@ -489,21 +374,9 @@ fn bad_input_is_named_and_nothing_is_written() {
 #[test]
 fn verify_gates_the_frozen_header_on_the_sprt() {
     let (dir, file) = scratch("verify");
-    let params = two_params();
     // Two verification pairs cannot reach a decision: the tune is kept in the file,
     // but no header is written and the exit status says so.
-    let out = spsa(
-        &file,
-        &[
-            "--pairs",
-            "4",
-            "--params",
-            &params,
-            "--verify",
-            "--verify-pairs",
-            "2",
-        ],
-    );
+    let out = spsa_two(&file, "--pairs 4 --verify --verify-pairs 2", &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");
     assert!(err.contains("did not accept H1"), "{err}");
@@ -583,15 +456,7 @@ fn include_clock_params_forces_them_in_with_a_warning() {
     let (dir, file) = scratch("forceclock");
     let out = spsa(
         &file,
-        &[
-            "--pairs",
-            "1",
-            "--threads",
-            "1",
-            "--params",
-            "rfp_margin,tm_*",
-            "--include-clock-params",
-        ],
+        &words("--pairs 1 --threads 1 --params rfp_margin,tm_* --include-clock-params"),
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");

@@ -8,7 +8,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{fresh_dir, occam_binary, root, text};
+use common::{failed, fresh_dir, occam_binary, root, text};
 
 const TUNER: &str = env!("CARGO_BIN_EXE_tuner");
 
@@ -269,22 +269,16 @@ fn a_killed_external_tune_resumes_and_finishes() {
 fn parameter_lists_are_checked_and_written_in_their_format() {
     let dir = scratch("lists");
     let engine = format!("cmd={}", occam_binary().display());
+    // `tuner spsa FILE --engine cmd=occam` and the words of `line`.
+    let tune = |file: &Path, line: &str| {
+        let mut args = strings(&["spsa", file.to_str().unwrap(), "--engine", &engine]);
+        args.extend(line.split_whitespace().map(String::from));
+        tuner(&args, &[])
+    };
     let bad = dir.join("bad.spsa");
     let text_bad = "asp_delta, int, 20, 5, 60, 2, 0.002\nNoSuchThing, int, 1, 0, 9, 1, 0.002\nrfp_margin, int, 80, -100000, 100, 5, 0.002";
     std::fs::write(&bad, text_bad).unwrap();
-    let out = tuner(
-        &strings(&[
-            "spsa",
-            bad.to_str().unwrap(),
-            "--engine",
-            &engine,
-            "--pairs",
-            "2",
-        ]),
-        &[],
-    );
-    let all = text(&out);
-    assert!(!out.status.success(), "{all}");
+    let all = failed(&tune(&bad, "--pairs 2"));
     assert!(
         all.contains("'NoSuchThing' is not one of its options"),
         "{all}"
@@ -300,32 +294,11 @@ fn parameter_lists_are_checked_and_written_in_their_format() {
     let wf = dir.join("config.json");
     let config = "{\n    \"asp_delta\": {\"value\": 20, \"min_value\": 5, \"max_value\": 60, \"step\": 4},\n    \"lmr_base\": {\n        \"value\": 75,\n        \"min_value\": 0,\n        \"max_value\": 200,\n        \"step\": 10\n    }\n}\n";
     std::fs::write(&wf, config).unwrap();
-    let out = tuner(
-        &strings(&[
-            "spsa",
-            wf.to_str().unwrap(),
-            "--engine",
-            &engine,
-            "option.Hash=4",
-            "--pairs",
-            "6",
-            "--nodes",
-            "300",
-            "--max-plies",
-            "60",
-            "--threads",
-            "2",
-            "--output",
-            "last",
-            "--verify",
-            "--verify-pairs",
-            "3",
-        ]),
-        &[],
-    );
-    let all = text(&out);
     // Three pairs cannot accept H1: the verification fails after writing the values.
-    assert!(!out.status.success(), "{all}");
+    let all = failed(&tune(
+        &wf,
+        "option.Hash=4 --pairs 6 --nodes 300 --max-plies 60 --threads 2 --output last --verify --verify-pairs 3",
+    ));
     assert!(all.contains("Results of tuned vs start"), "{all}");
     assert!(all.contains("verification did not accept H1"), "{all}");
     let after = std::fs::read_to_string(&wf).unwrap();

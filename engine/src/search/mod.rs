@@ -642,7 +642,10 @@ impl Worker {
         let tt_move = tt.and_then(|h| h.mv);
 
         // tb_: a WDL probe right after a capture or pawn move (syzygy.rs).
-        if !root && let Some(score) = self.probe_tablebase(ctx, pos, alpha, beta, depth, ply) {
+        if !root
+            && ctx.shared.may_probe_tablebase(pos)
+            && let Some(score) = self.probe_tablebase(ctx, pos, alpha, beta, depth, ply)
+        {
             return score;
         }
 

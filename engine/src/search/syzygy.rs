@@ -13,7 +13,7 @@ use shakmaty::Position as _;
 use super::tt::Bound;
 use std::sync::atomic::Ordering;
 
-use super::{Ctx, MAX_PLY, NO_SCORE, Score, SearchInfo, SearchResult, Searcher, Worker};
+use super::{Ctx, MAX_PLY, NO_SCORE, Score, SearchInfo, SearchResult, Searcher, Shared, Worker};
 use crate::position::{Game, Position};
 use crate::tablebase::{root_score, tb_score};
 
@@ -53,30 +53,24 @@ impl Searcher {
     }
 }
 
-impl Worker {
-    /// tb_: WDL probe of a non-root node reached by a capture or pawn move (the WDL
-    /// tables assume a zero half-move clock). Returns the node's score when the
-    /// probe decides it: a draw always, a win at or above `beta`, a loss at or
-    /// below `alpha`, and at a PV node a win or loss inside the window; the result
-    /// is stored in the TT like a search result.
+impl Shared {
+    /// tb_: whether a node may be probed at all: tables are loaded and the half-move
+    /// clock is zero (the node was reached by a capture or pawn move; the WDL tables
+    /// assume that). Inlined in front of the out-of-line probe, so the search pays one
+    /// test at the nodes that never probe.
     #[inline(always)]
-    pub(super) fn probe_tablebase(
-        &self,
-        ctx: &Ctx,
-        pos: &Position,
-        alpha: i32,
-        beta: i32,
-        depth: i32,
-        ply: usize,
-    ) -> Option<i32> {
-        if ctx.shared.tablebases.is_none() || pos.halfmoves() != 0 {
-            return None;
-        }
-        self.probe_tablebase_wdl(ctx, pos, alpha, beta, depth, ply)
+    pub(super) fn may_probe_tablebase(&self, pos: &Position) -> bool {
+        self.tablebases.is_some() && pos.halfmoves() == 0
     }
+}
 
+impl Worker {
+    /// tb_: WDL probe of a node that [`Shared::may_probe_tablebase`] admits. Returns
+    /// the node's score when the probe decides it: a draw always, a win at or above
+    /// `beta`, a loss at or below `alpha`, and at a PV node a win or loss inside the
+    /// window; the result is stored in the TT like a search result.
     #[inline(never)]
-    fn probe_tablebase_wdl(
+    pub(super) fn probe_tablebase(
         &self,
         ctx: &Ctx,
         pos: &Position,

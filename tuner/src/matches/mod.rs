@@ -22,7 +22,7 @@ use crate::game_args::GameArgs;
 use runner::{MatchConfig, MatchResult, play_match};
 use side::Side;
 use sprt::{Model, Sprt};
-use stats::{Tally, fmt2};
+use stats::Tally;
 
 pub use verify::{VerifyArgs, verify};
 
@@ -270,12 +270,9 @@ pub fn gauntlet_table(name: &str, results: &[MatchResult]) -> String {
     let mut total = Tally::default();
     let mut row = |label: &str, t: &Tally| {
         if let Some(s) = t.summary() {
+            let [elo, elo_error, nelo, nelo_error] = s.elo_texts();
             out.push_str(&format!(
-                "{label:<20} {:>9} {:>8} {:>9} {:>8} {:>7} {:>6.1}% {:>6.1}% {:>6.1}%  {:?}\n",
-                fmt2(s.elo),
-                fmt2(s.elo_error),
-                fmt2(s.nelo),
-                fmt2(s.nelo_error),
+                "{label:<20} {elo:>9} {elo_error:>8} {nelo:>9} {nelo_error:>8} {:>7} {:>6.1}% {:>6.1}% {:>6.1}%  {:?}\n",
                 s.games,
                 s.score * 100.0,
                 s.los * 100.0,
@@ -321,9 +318,6 @@ mod tests {
                 vec!["cmd=/bin/b"]
             ]
         );
-        let list = sides(&args);
-        let err = list.err().unwrap().to_string();
-        assert!(err.contains("--gauntlet"), "{err}");
         let args = parse("--a compiled --engine cmd=/bin/a name=x --engine cmd=/bin/b --gauntlet");
         let names: Vec<String> = sides(&args)
             .unwrap()
@@ -331,24 +325,19 @@ mod tests {
             .map(|s| s.name().to_string())
             .collect();
         assert_eq!(names, ["A", "x", "b"]);
-        let args = parse("--a compiled --engine cmd=/bin/A");
-        assert!(
-            sides(&args)
-                .err()
-                .unwrap()
-                .to_string()
-                .contains("both named 'A'")
-        );
-        let args = parse("--engine cmd=/bin/a");
-        assert!(
-            sides(&args)
-                .err()
-                .unwrap()
-                .to_string()
-                .contains("two sides")
-        );
-        let args = parse("--a compiled --engine name=x");
-        assert!(sides(&args).err().unwrap().to_string().contains("cmd=PATH"));
+        // Each refused command line and a word its error must hold.
+        for (line, expected) in [
+            (
+                "--a compiled --engine cmd=/bin/a name=x option.Hash=1 --engine cmd=/bin/b",
+                "--gauntlet",
+            ),
+            ("--a compiled --engine cmd=/bin/A", "both named 'A'"),
+            ("--engine cmd=/bin/a", "two sides"),
+            ("--a compiled --engine name=x", "cmd=PATH"),
+        ] {
+            let err = sides(&parse(line)).err().unwrap().to_string();
+            assert!(err.contains(expected), "{line}: {err}");
+        }
     }
 
     #[test]

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::side::Side;
 use super::sprt::{Decision, Sprt};
-use super::stats::{Tally, fmt2};
+use super::stats::Tally;
 use crate::games::{
     Adjudication, GameRecord, Outcome, PlayerFault, TABLEBASE_REASON, TimeControl, play_pair,
 };
@@ -116,12 +116,9 @@ impl MatchResult {
         let t = &self.tally;
         let mut line = format!("{}-{}-{} (W-D-L)", t.wins, t.draws, t.losses);
         if let Some(s) = t.summary() {
+            let [elo, elo_error, nelo, nelo_error] = s.elo_texts();
             line.push_str(&format!(
-                "  Elo {} ± {}  nElo {} ± {}",
-                fmt2(s.elo),
-                fmt2(s.elo_error),
-                fmt2(s.nelo),
-                fmt2(s.nelo_error)
+                "  Elo {elo} ± {elo_error}  nElo {nelo} ± {nelo_error}"
             ));
         }
         if let Some((sprt, llr, _)) = &self.sprt {

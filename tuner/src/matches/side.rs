@@ -103,20 +103,7 @@ impl Side {
                     .collect();
                 format!("{name}=params[{source}]{{{}}}", values.join(","))
             }
-            Side::Engine(spec) => {
-                let options: Vec<String> = spec
-                    .options
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect();
-                format!(
-                    "{}=uci[{} {}]{{{}}}",
-                    spec.name,
-                    spec.cmd,
-                    spec.args.join(" "),
-                    options.join(",")
-                )
-            }
+            Side::Engine(spec) => format!("{}={}", spec.name, spec.describe()),
         }
     }
 
@@ -161,8 +148,7 @@ mod tests {
 
     #[test]
     fn files_override_compiled_values_by_field() {
-        let dir = std::env::temp_dir().join(format!("occam-side-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::test_util::scratch_dir("side");
         let path = dir.join("eval.json");
         let file = ParamFile::load(std::path::Path::new(&repo("eval.json"))).unwrap();
         let values: Vec<i32> = file.entries.iter().map(|e| e.max).collect();

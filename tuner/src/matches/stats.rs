@@ -196,6 +196,11 @@ pub fn fmt2(v: f64) -> String {
 }
 
 impl Summary {
+    /// Elo, its 95% error, normalized Elo and its error, as the reports print them.
+    pub fn elo_texts(&self) -> [String; 4] {
+        [self.elo, self.elo_error, self.nelo, self.nelo_error].map(fmt2)
+    }
+
     /// The fastchess result block (without the SPRT line), first engine named first.
     pub fn report(&self, tally: &Tally) -> String {
         let p = &tally.penta;
@@ -249,36 +254,50 @@ mod tests {
         (a - b).abs() <= tol
     }
 
-    /// Published fastchess output (brunocodutra/cinder PR 727):
-    /// Ptnml [50, 287, 610, 387, 73] -> Elo 18.04 +/- 8.23, nElo 28.19 +/- 12.84,
-    /// LOS 100.00 %, DrawRatio 43.35 %, PairsRatio 1.36.
+    /// Figures fastchess printed for three real matches, to its two decimals:
+    /// pentanomial counts and Elo, ± error, nElo, ± error, LOS %, draw ratio %, pairs
+    /// ratio (`None`: not quoted in the source).
+    #[allow(clippy::type_complexity)]
+    const PUBLISHED: [([u64; 5], [f64; 6], Option<f64>); 3] = [
+        // brunocodutra/cinder PR 727.
+        (
+            [50, 287, 610, 387, 73],
+            [18.04, 8.23, 28.19, 12.84, 100.0, 43.35],
+            Some(1.36),
+        ),
+        // lynx-chess/Lynx PR 1899.
+        (
+            [235, 1384, 2521, 1341, 239],
+            [-1.06, 4.05, -1.67, 6.37, 30.33, 44.07],
+            None,
+        ),
+        // princesslana/princhess PR 343 (draw ratio not quoted: 52 of 100 pairs, by hand).
+        (
+            [1, 22, 52, 21, 4],
+            [8.69, 27.04, 15.51, 48.15, 73.60, 52.0],
+            None,
+        ),
+    ];
+
     #[test]
     fn matches_published_fastchess_figures() {
-        let s = tally([50, 287, 610, 387, 73]).summary().unwrap();
-        assert!(close(s.elo, 18.04, 0.005), "{s:?}");
-        assert!(close(s.elo_error, 8.23, 0.005), "{s:?}");
-        assert!(close(s.nelo, 28.19, 0.005), "{s:?}");
-        assert!(close(s.nelo_error, 12.84, 0.005), "{s:?}");
-        assert!(close(s.los * 100.0, 100.0, 0.005), "{s:?}");
-        assert!(close(s.draw_ratio * 100.0, 43.35, 0.005), "{s:?}");
-        assert!(close(s.pairs_ratio, 1.36, 0.005), "{s:?}");
-        // lynx-chess/Lynx PR 1899: [235, 1384, 2521, 1341, 239] ->
-        // Elo -1.06 +/- 4.05, nElo -1.67 +/- 6.37, LOS 30.33 %, DrawRatio 44.07 %.
-        let s = tally([235, 1384, 2521, 1341, 239]).summary().unwrap();
-        assert!(close(s.elo, -1.06, 0.005), "{s:?}");
-        assert!(close(s.elo_error, 4.05, 0.005), "{s:?}");
-        assert!(close(s.nelo, -1.67, 0.005), "{s:?}");
-        assert!(close(s.nelo_error, 6.37, 0.005), "{s:?}");
-        assert!(close(s.los * 100.0, 30.33, 0.005), "{s:?}");
-        assert!(close(s.draw_ratio * 100.0, 44.07, 0.005), "{s:?}");
-        // princesslana/princhess PR 343: [1, 22, 52, 21, 4] -> Elo 8.69 +/- 27.04,
-        // nElo 15.51 +/- 48.15, LOS 73.60 %.
-        let s = tally([1, 22, 52, 21, 4]).summary().unwrap();
-        assert!(close(s.elo, 8.69, 0.005), "{s:?}");
-        assert!(close(s.elo_error, 27.04, 0.005), "{s:?}");
-        assert!(close(s.nelo, 15.51, 0.005), "{s:?}");
-        assert!(close(s.nelo_error, 48.15, 0.005), "{s:?}");
-        assert!(close(s.los * 100.0, 73.60, 0.005), "{s:?}");
+        for (penta, figures, pairs_ratio) in PUBLISHED {
+            let s = tally(penta).summary().unwrap();
+            let ours = [
+                s.elo,
+                s.elo_error,
+                s.nelo,
+                s.nelo_error,
+                s.los * 100.0,
+                s.draw_ratio * 100.0,
+            ];
+            for (got, want) in ours.into_iter().zip(figures) {
+                assert!(close(got, want, 0.005), "{penta:?}: {got} vs {want}: {s:?}");
+            }
+            if let Some(r) = pairs_ratio {
+                assert!(close(s.pairs_ratio, r, 0.005), "{s:?}");
+            }
+        }
     }
 
     /// By hand: 10 pairs [1, 2, 4, 2, 1] is symmetric: score ½, Elo 0, LOS 50 %.

@@ -1,5 +1,5 @@
 //! `tuner verify FILES…`: an SPRT of the tuned values (`value`) against the starting
-//! values (`default`) of the given parameter files; only when it accepts H1 (or with
+//! values (`start`) of the given parameter files; only when it accepts H1 (or with
 //! `--force`) is a frozen header written, stamped with where it came from.
 
 use std::path::PathBuf;
@@ -18,7 +18,7 @@ use crate::uci_engine::EngineSpec;
 
 #[derive(clap::Args)]
 pub struct VerifyArgs {
-    /// Parameter files whose `value`s are tested against their `default`s.
+    /// Parameter files whose `value`s are tested against their `start`s.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// The test: elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [model=normalized|logistic].
@@ -85,7 +85,7 @@ pub struct VerifyPlan {
 }
 
 impl VerifyPlan {
-    /// `tuner verify FILES…`: the files' `value`s against their `default`s.
+    /// `tuner verify FILES…`: the files' `value`s against their `start`s.
     pub fn from_args(args: VerifyArgs) -> Result<VerifyPlan> {
         Ok(VerifyPlan {
             sprt: Sprt::parse(&args.sprt, args.model)?,

@@ -274,13 +274,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
             Target::InProcess(_) => "Occam (in-process)".to_string(),
             Target::External(t) => format!("engine '{}' ({})", t.spec.name, t.spec.cmd),
         },
-        server
-            .config
-            .files
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", "),
+        crate::params_file::paths_text(&server.config.files, ", "),
         server.config.hyper.pairs,
         server.config.games,
         journal.display()
@@ -329,11 +323,7 @@ fn open_run(args: &Args, config: RunConfig, run_files: &RunFiles) -> Result<Serv
         if was.files != config.files || was.games != config.games {
             bail!(
                 "--resume must use the run's own files and game options: {} with {}",
-                was.files
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(" "),
+                crate::params_file::paths_text(&was.files, " "),
                 was.games
             );
         }
@@ -495,12 +485,7 @@ fn finish(plan: TunePlan, server: Server) -> Result<()> {
                 Output::Average => "averaged",
                 Output::Last => "last",
             },
-            target
-                .paths()
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            crate::params_file::paths_text(&target.paths(), ", ")
         );
     }
     if let Some(verify) = verify {

@@ -22,6 +22,33 @@ pub struct Row {
     pub change_c_end: f64,
 }
 
+impl Row {
+    /// The numeric columns, in order: CSV name and decimals in the CSV (`None`: as
+    /// written, for the values that are integers).
+    const COLUMNS: [(&'static str, Option<usize>); 7] = [
+        ("start", None),
+        ("last", Some(4)),
+        ("average", Some(4)),
+        ("written", None),
+        ("min_seen", Some(4)),
+        ("max_seen", Some(4)),
+        ("change_c_end", Some(4)),
+    ];
+
+    /// The row's numbers in the order of [`Row::COLUMNS`].
+    fn numbers(&self) -> [f64; 7] {
+        [
+            self.start,
+            self.last,
+            self.average,
+            f64::from(self.written),
+            self.min_seen,
+            self.max_seen,
+            self.change_c_end,
+        ]
+    }
+}
+
 #[derive(Serialize)]
 pub struct Table {
     pub pairs: u64,
@@ -76,16 +103,10 @@ impl Table {
             "parameter", "start", "last", "average", "written", "range seen", "Δ/c_end"
         );
         for r in &self.rows {
+            let [start, last, average, written, min_seen, max_seen, change] = r.numbers();
             out.push_str(&format!(
-                "{:width$}  {:>8}  {:>9.2}  {:>9.2}  {:>7}  {:>8.1}..{:<7.1}  {:>+8.2}\n",
+                "{:width$}  {start:>8}  {last:>9.2}  {average:>9.2}  {written:>7}  {min_seen:>8.1}..{max_seen:<7.1}  {change:>+8.2}\n",
                 r.name,
-                r.start,
-                r.last,
-                r.average,
-                r.written,
-                r.min_seen,
-                r.max_seen,
-                r.change_c_end
             ));
         }
         out.push_str(&format!(
@@ -111,21 +132,20 @@ impl Table {
     }
 
     pub fn csv(&self) -> String {
-        let mut out =
-            String::from("name,start,last,average,written,min_seen,max_seen,change_c_end\n");
-        for r in &self.rows {
-            out.push_str(&format!(
-                "{},{},{:.4},{:.4},{},{:.4},{:.4},{:.4}\n",
-                r.name,
-                r.start,
-                r.last,
-                r.average,
-                r.written,
-                r.min_seen,
-                r.max_seen,
-                r.change_c_end
-            ));
+        let mut out = String::from("name");
+        for (column, _) in Row::COLUMNS {
+            out.push_str(&format!(",{column}"));
         }
+        for r in &self.rows {
+            out.push_str(&format!("\n{}", r.name));
+            for ((_, decimals), v) in Row::COLUMNS.iter().zip(r.numbers()) {
+                match decimals {
+                    Some(d) => out.push_str(&format!(",{v:.*}", d)),
+                    None => out.push_str(&format!(",{v}")),
+                }
+            }
+        }
+        out.push('\n');
         out
     }
 
@@ -141,5 +161,42 @@ impl Table {
             &serde_json::to_string_pretty(&json)?,
         )?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_and_csv_show_every_column() {
+        let table = Table {
+            pairs: 4,
+            wdl: [3, 2, 3],
+            penta: [0, 1, 2, 1, 0],
+            output: "averaged".into(),
+            rows: vec![Row {
+                name: "test_param".into(),
+                start: 100.0,
+                last: 101.256,
+                average: 100.5,
+                written: 101,
+                min_seen: 95.04,
+                max_seen: 106.0,
+                change_c_end: 0.2,
+            }],
+            left_out: Vec::new(),
+        };
+        assert_eq!(
+            table.csv(),
+            "name,start,last,average,written,min_seen,max_seen,change_c_end\n\
+             test_param,100,101.2560,100.5000,101,95.0400,106.0000,0.2000\n"
+        );
+        let text = table.render();
+        let row = text.lines().nth(1).unwrap();
+        assert_eq!(
+            row,
+            "test_param       100     101.26     100.50      101      95.0..106.0       +0.20"
+        );
     }
 }

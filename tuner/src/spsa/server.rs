@@ -840,8 +840,7 @@ mod tests {
 
     #[test]
     fn a_killed_run_resumes_to_the_same_result() {
-        let dir = std::env::temp_dir().join(format!("occam-spsa-resume-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::test_util::scratch_dir("spsa-resume");
         let optimum = [150.0, 50.0];
         let make = || config(vec![param("a", 100.0), param("b", 100.0)], 300, 11);
 
@@ -896,8 +895,7 @@ mod tests {
 
     #[test]
     fn pairs_lost_in_flight_are_played_again_first() {
-        let dir = std::env::temp_dir().join(format!("occam-spsa-lost-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::test_util::scratch_dir("spsa-lost");
         let files = RunFiles::new(dir.join("run.spsa.jsonl"));
         let mut first =
             Server::new(config(vec![param("a", 100.0)], 50, 2), Some(files.clone())).unwrap();
@@ -917,8 +915,7 @@ mod tests {
 
     #[test]
     fn a_journal_is_never_overwritten_and_garbage_is_refused() {
-        let dir = std::env::temp_dir().join(format!("occam-spsa-journal-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::test_util::scratch_dir("spsa-journal");
         let files = RunFiles::new(dir.join("x.spsa.jsonl"));
         let cfg = config(vec![param("a", 100.0)], 10, 1);
         Server::new(cfg.clone(), Some(files.clone())).unwrap();
@@ -933,10 +930,7 @@ mod tests {
     }
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("occam-spsa-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+        crate::test_util::scratch_dir(&format!("spsa-{name}"))
     }
 
     /// Plays `n` pairs of `server` on the synthetic game, one at a time.

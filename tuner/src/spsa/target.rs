@@ -108,7 +108,7 @@ impl External {
     /// Starts the engine once, reads its options and checks every listed parameter
     /// against them; then builds the spec every worker's processes start from.
     pub fn connect(spec: EngineSpec, lists: Vec<ParamList>, hash_mb: usize) -> Result<External> {
-        let described = describe(&spec);
+        let described = spec.describe();
         let probe = UciEngine::start(spec.clone())?;
         let engine = format!("engine '{}' ({})", spec.name, spec.cmd);
         let bindings = bind(&lists, probe.options(), &engine)?;
@@ -142,19 +142,62 @@ impl External {
     }
 }
 
-/// The engine as the journal records it: command, arguments and the user's options.
-fn describe(spec: &EngineSpec) -> String {
-    let options: Vec<String> = spec
-        .options
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    format!(
-        "uci[{} {}]{{{}}}",
-        spec.cmd,
-        spec.args.join(" "),
-        options.join(",")
-    )
+/// A file of values that can be rewritten in place: an Occam parameter file or an
+/// external engine's parameter list.
+trait ValueFile {
+    type Value: Copy;
+    fn values(&self) -> Vec<Self::Value>;
+    /// Renders `values` without writing: the same checks as [`ValueFile::write`].
+    fn check(&self, values: &[Self::Value]) -> Result<()>;
+    fn write(&mut self, values: &[Self::Value]) -> Result<()>;
+}
+
+impl ValueFile for ParamFile {
+    type Value = i32;
+    fn values(&self) -> Vec<i32> {
+        self.entries.iter().map(|e| e.value).collect()
+    }
+    fn check(&self, values: &[i32]) -> Result<()> {
+        self.render_with_values(values)?;
+        Ok(())
+    }
+    fn write(&mut self, values: &[i32]) -> Result<()> {
+        Ok(self.write_values(values)?)
+    }
+}
+
+impl ValueFile for ParamList {
+    type Value = f64;
+    fn values(&self) -> Vec<f64> {
+        self.params.iter().map(|p| p.value).collect()
+    }
+    fn check(&self, values: &[f64]) -> Result<()> {
+        self.render(values)?;
+        Ok(())
+    }
+    fn write(&mut self, values: &[f64]) -> Result<()> {
+        self.write_values(values)
+    }
+}
+
+/// Sets each (slot, value) in `files`. Every file is rendered first, so an error
+/// leaves all of them untouched; each is then replaced atomically and only its
+/// values change.
+fn write_files<F: ValueFile>(
+    files: &mut [F],
+    new: impl IntoIterator<Item = (Slot, F::Value)>,
+) -> Result<()> {
+    let mut values: Vec<Vec<F::Value>> = files.iter().map(F::values).collect();
+    for (s, v) in new {
+        values[s.file][s.entry] = v;
+    }
+    for (f, v) in files.iter().zip(&values) {
+        f.check(v)?;
+    }
+    for (f, v) in files.iter_mut().zip(&values) {
+        f.write(v)?;
+    }
+    Ok(())
 }
 
 /// One candidate for tuning: its name, which games measure it, and its slot.
@@ -321,46 +364,23 @@ impl Target {
         })
     }
 
-    /// Writes the tuned values (in the server's units) into their files: every file is
-    /// rendered first, so an error leaves all of them untouched; each is replaced
-    /// atomically and only its values change.
+    /// Writes the tuned values (in the server's units) into their files (see
+    /// [`write_files`]).
     pub fn write_back(&mut self, slots: &[Slot], written: &[i32]) -> Result<()> {
+        let new = slots.iter().copied().zip(written.iter().copied());
         match self {
-            Target::InProcess(t) => {
-                let mut values: Vec<Vec<i32>> = t
-                    .files
-                    .iter()
-                    .map(|f| f.entries.iter().map(|e| e.value).collect())
-                    .collect();
-                for (s, &v) in slots.iter().zip(written) {
-                    values[s.file][s.entry] = v;
-                }
-                for (f, v) in t.files.iter().zip(&values) {
-                    f.render_with_values(v)?;
-                }
-                for (f, v) in t.files.iter_mut().zip(&values) {
-                    f.write_values(v)?;
-                }
-            }
+            Target::InProcess(t) => write_files(&mut t.files, new),
             Target::External(t) => {
-                let mut values: Vec<Vec<f64>> = t
-                    .lists
-                    .iter()
-                    .map(|l| l.params.iter().map(|p| p.value).collect())
+                // The server's integer units back into the engine's (floats, steps).
+                let new: Vec<(Slot, f64)> = new
+                    .map(|(s, v)| {
+                        let p = &t.lists[s.file].params[s.entry];
+                        (s, t.bindings[s.file][s.entry].value(v, p.min, p.max))
+                    })
                     .collect();
-                for (s, &v) in slots.iter().zip(written) {
-                    let p = &t.lists[s.file].params[s.entry];
-                    values[s.file][s.entry] = t.bindings[s.file][s.entry].value(v, p.min, p.max);
-                }
-                for (l, v) in t.lists.iter().zip(&values) {
-                    l.render(v)?;
-                }
-                for (l, v) in t.lists.iter_mut().zip(&values) {
-                    l.write_values(v)?;
-                }
+                write_files(&mut t.lists, new)
             }
         }
-        Ok(())
     }
 
     /// The two sides of `--verify`: the tuned values against those the run started from.

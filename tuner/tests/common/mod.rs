@@ -6,12 +6,52 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+pub mod sorted_book;
+
 /// The workspace root.
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap()
         .to_path_buf()
+}
+
+/// Runs the tuner binary in the workspace root.
+pub fn tuner(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tuner"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run tuner")
+}
+
+/// A command line of literal words, split at blanks: `words("match --nodes 300")`.
+/// Paths (which may hold blanks) are passed as arguments of their own.
+pub fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
+/// `words(line)` followed by `rest` as they are.
+pub fn with<'a>(line: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut all = words(line);
+    all.extend_from_slice(rest);
+    all
+}
+
+/// The stdout and stderr of a run that must have succeeded (shown if it did not).
+#[track_caller]
+pub fn succeeded(out: &Output) -> String {
+    let all = text(out);
+    assert!(out.status.success(), "{all}");
+    all
+}
+
+/// The stdout and stderr of a run that must have failed (shown if it did not).
+#[track_caller]
+pub fn failed(out: &Output) -> String {
+    let all = text(out);
+    assert!(!out.status.success(), "{all}");
+    all
 }
 
 /// A command's stdout and stderr, for assertion messages.
