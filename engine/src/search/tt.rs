@@ -197,9 +197,11 @@ impl Buckets {
                 madvise::madvise(raw.cast(), size, madvise::MADV_HUGEPAGE);
             }
         }
-        // SAFETY: all-zero bytes are an empty bucket (zero atomics), written before
-        // any read; this first touch also faults the (huge) pages in.
-        unsafe { std::ptr::write_bytes(ptr.as_ptr(), 0, len) };
+        for i in 0..len {
+            // SAFETY: `i < len` buckets fit the allocation; each is written before any
+            // read, and this first touch also faults the (huge) pages in.
+            unsafe { ptr.as_ptr().add(i).write(Bucket::default()) };
+        }
         Some(Buckets { ptr, len, layout })
     }
 }
@@ -211,6 +213,14 @@ impl std::ops::Deref for Buckets {
     fn deref(&self) -> &[Bucket] {
         // SAFETY: `ptr` holds `len` initialised buckets for as long as `self` lives.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl std::ops::DerefMut for Buckets {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut [Bucket] {
+        // SAFETY: as in `deref`, and `&mut self` makes the access exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 }
 
@@ -345,8 +355,9 @@ impl TranspositionTable {
     }
 
     pub fn clear(&mut self) {
-        // SAFETY: all-zero bytes are an empty bucket; `&mut self` excludes readers.
-        unsafe { std::ptr::write_bytes(self.buckets.ptr.as_ptr(), 0, self.buckets.len) };
+        for b in self.buckets.iter_mut() {
+            *b = Bucket::default();
+        }
         self.generation = 0;
     }
 
