@@ -130,6 +130,9 @@ impl MovePicker {
                 .is_some_and(|tt| !is_noisy(&tt) && movegen::last_legal_move_is_noisy(pos.board()))
     }
 
+    // The stages that run once per node (generation, scoring) are kept out of line:
+    // inlined, their set-up code was hoisted into `next` and paid on every call.
+    #[inline(never)]
     fn generate(&mut self, pos: &Position, history: &History, values: &SeeValues) {
         if self.noisy_only || self.can_stage(pos) {
             // Only the noisy moves, in the order the full list below would leave
@@ -169,6 +172,7 @@ impl MovePicker {
     /// Appends the quiets after the captures (whose slots the earlier stages used),
     /// in the order the full-list path leaves them: `legal_moves()` with the TT move
     /// swap-removed, the noisy moves swapped to the front one by one.
+    #[inline(never)]
     fn generate_quiets(&mut self, pos: &Position) {
         let mut full = pos.legal_moves();
         if let Some(tt) = self.tt_move
@@ -215,6 +219,7 @@ impl MovePicker {
         Some(self.moves[self.cursor - 1])
     }
 
+    #[inline(never)]
     fn score_quiets(&mut self, history: &History, color: Color) {
         for i in self.noisy_end..self.moves.len() {
             let m = self.moves[i];
