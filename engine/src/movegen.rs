@@ -51,12 +51,19 @@ fn pinned(pos: &Chess, king: Square) -> Bitboard {
 
 /// Appends every legal capture and promotion of `pos` to `moves`, in `legal_moves()` order.
 pub fn push_noisy(pos: &Chess, moves: &mut MoveList) {
+    push_noisy_with_checkers(pos, pos.checkers(), moves);
+}
+
+/// [`push_noisy`] given `checkers`, which must be `pos.checkers()` (the caller may
+/// know them already).
+#[inline(always)]
+fn push_noisy_with_checkers(pos: &Chess, checkers: Bitboard, moves: &mut MoveList) {
+    debug_assert_eq!(checkers, pos.checkers());
     let board = pos.board();
     let us = pos.turn();
     let their = board.by_color(!us);
     let occupied = board.occupied();
     let king = board.king_of(us).expect("legal positions have a king");
-    let checkers = pos.checkers();
     let pinned = pinned(pos, king);
     // A pinned piece may only move along the line through its king.
     let legal =
@@ -205,7 +212,7 @@ fn push_promotions(moves: &mut MoveList, from: Square, capture: Option<Role>, to
 /// scores, and so the whole search, identical to generating the full list.
 pub fn noisy_moves_for_picker(pos: &Chess, tt_move: Option<Move>, moves: &mut MoveList) {
     debug_assert!(!pos.is_check(), "in check the picker uses every evasion");
-    push_noisy(pos, moves);
+    push_noisy_with_checkers(pos, Bitboard(0), moves);
     let Some(tt) = tt_move else { return };
     let Some(i) = moves.iter().position(|m| *m == tt) else {
         return;

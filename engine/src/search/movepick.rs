@@ -15,7 +15,7 @@ use shakmaty::{Color, Move, MoveList};
 use super::history::{ContKeys, History};
 use super::see::{SeeValues, captured_value, see};
 use crate::movegen;
-use crate::position::Position;
+use crate::position::{CheckSquares, Position};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Stage {
@@ -58,6 +58,8 @@ pub struct MovePicker {
     pub skip_quiets: bool,
     /// Q-search outside check: no quiets and no losing captures at all.
     noisy_only: bool,
+    /// Built on the first [`MovePicker::quiet_gives_check`] of the node.
+    check_squares: Option<CheckSquares>,
     /// Generate every legal move at once, even outside check (the reference order
     /// the staged generation must reproduce; tests only).
     full_list: bool,
@@ -93,6 +95,7 @@ impl MovePicker {
             quiets_pending: false,
             skip_quiets: false,
             noisy_only: false,
+            check_squares: None,
             full_list: false,
         }
     }
@@ -236,6 +239,15 @@ impl MovePicker {
         }
     }
 
+    /// Whether the quiet move `m` of `pos` (the picker's position) gives check; the
+    /// node's check squares are built once, on the first call.
+    #[inline]
+    pub fn quiet_gives_check(&mut self, pos: &Position, m: &Move) -> bool {
+        self.check_squares
+            .get_or_insert_with(|| pos.check_squares())
+            .quiet_gives_check(m)
+    }
+
     /// The next move to search, or `None` when all are exhausted.
     pub fn next(&mut self, pos: &Position, history: &History, values: &SeeValues) -> Option<Move> {
         loop {
@@ -298,7 +310,7 @@ impl MovePicker {
                         while self.cursor < self.moves.len() {
                             let m = self.moves[self.cursor];
                             self.cursor += 1;
-                            if pos.quiet_gives_check(&m) {
+                            if self.quiet_gives_check(pos, &m) {
                                 return Some(m);
                             }
                         }
