@@ -224,6 +224,7 @@ impl MovePicker {
 
     #[inline(never)]
     fn score_quiets(&mut self, history: &History, color: Color) {
+        let scorer = history.quiet_scorer(color, self.cont);
         for i in self.noisy_end..self.moves.len() {
             let m = self.moves[i];
             let score = if Some(m) == self.killers[0] {
@@ -233,7 +234,7 @@ impl MovePicker {
             } else if Some(m) == self.counter {
                 COUNTER
             } else {
-                history.quiet_score(color, &m, self.cont)
+                scorer.score(&m)
             };
             self.scores[i] = MaybeUninit::new(score);
         }
