@@ -319,7 +319,7 @@ pub fn unpack(packed: u16, pos: &Position) -> Option<Move> {
             promotion: promo,
         }
     };
-    board.is_legal(m).then_some(m)
+    crate::movegen::is_legal(board, m).then_some(m)
 }
 
 impl TranspositionTable {
