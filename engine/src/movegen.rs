@@ -437,7 +437,7 @@ mod tests {
             let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
             let mut candidates: Vec<Move> = moves.clone();
             candidates.extend(previous.iter().copied());
-            if node % 16 == 0 {
+            if node.is_multiple_of(16) {
                 // Every move a TT entry could decode to from a few origins.
                 let origins = pos.board().by_color(pos.turn());
                 for from in origins.into_iter().take(4) {
