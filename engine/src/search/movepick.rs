@@ -46,7 +46,7 @@ pub struct MovePicker {
     moves: MoveList,
     /// Ordering score of `moves[i]`. Never initialised as a whole: a slot is written
     /// when its move is generated (captures) or scored (quiets) and only read
-    /// afterwards (see [`MovePicker::score`]).
+    /// afterwards (see [`MovePicker::pick_best`]).
     scores: [MaybeUninit<i32>; MAX_MOVES],
     cursor: usize,
     noisy_end: usize,
@@ -113,16 +113,6 @@ impl MovePicker {
         );
         p.noisy_only = !in_check;
         p
-    }
-
-    /// The score of slot `i`, which must have been written since its move got there.
-    #[inline(always)]
-    fn score(&self, i: usize) -> i32 {
-        // SAFETY: `pick_best` reads only slots in `[cursor, end)`: below `noisy_end`
-        // every slot was written by `generate` with its capture, above it by
-        // `score_quiets` (the quiets are sorted only when they were scored, and
-        // `skip_quiets` never goes back to false). Swaps keep slots written.
-        unsafe { self.scores[i].assume_init() }
     }
 
     /// Whether the noisy generator gives the captures in the full-list order: not in
@@ -204,25 +194,40 @@ impl MovePicker {
         self.quiets_pending = false;
     }
 
-    /// Selection sort step over `[cursor, end)`.
+    /// Selection sort step over `[cursor, end)`: the first best-scored move is
+    /// returned and swapped to the cursor (exactly `swap(cursor, best)`, except that
+    /// the score of the cursor slot, never read again, is left as it was).
     #[inline]
     fn pick_best(&mut self, end: usize) -> Option<Move> {
-        if self.cursor >= end {
+        let cursor = self.cursor;
+        if cursor >= end {
             return None;
         }
-        let mut best = self.cursor;
-        let mut best_score = self.score(best);
-        for i in self.cursor + 1..end {
-            let s = self.score(i);
+        // One bounds check for the scan, not one per slot.
+        let scores = &self.scores[cursor..end];
+        let mut best = 0;
+        // SAFETY: only slots in `[cursor, end)` are read: below `noisy_end` every slot
+        // was written by `generate` with its capture, above it by `score_quiets` (the
+        // quiets are sorted only when they were scored, and `skip_quiets` never goes
+        // back to false). The swap below keeps both slots written.
+        let mut best_score = unsafe { scores[0].assume_init() };
+        for (i, s) in scores.iter().enumerate().skip(1) {
+            // SAFETY: as above.
+            let s = unsafe { s.assume_init() };
             if s > best_score {
                 best = i;
                 best_score = s;
             }
         }
-        self.moves.swap(self.cursor, best);
-        self.scores.swap(self.cursor, best);
-        self.cursor += 1;
-        Some(self.moves[self.cursor - 1])
+        let best = cursor + best;
+        // The picked move is returned from a register: read back from the list after
+        // the swap's byte-wise stores, it stalled on store forwarding.
+        let m = self.moves[best];
+        self.moves[best] = self.moves[cursor];
+        self.moves[cursor] = m;
+        self.scores[best] = self.scores[cursor];
+        self.cursor = cursor + 1;
+        Some(m)
     }
 
     #[inline(never)]
