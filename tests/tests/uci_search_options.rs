@@ -171,3 +171,108 @@ fn bad_search_options_are_refused_with_one_line_and_change_nothing() {
         3
     );
 }
+
+/// The lines of the last completed iteration of a MultiPV search, in `multipv` order.
+fn last_iteration(lines: &[String]) -> Vec<&String> {
+    let infos: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth") && l.contains(" pv "))
+        .collect();
+    let depth = field(infos.last().expect("no info line"), "depth");
+    infos
+        .into_iter()
+        .filter(|l| field(l, "depth") == depth)
+        .collect()
+}
+
+/// One session as a GUI drives it, every option of issue 19 set at once: two threads,
+/// three lines, tablebases; then a normal move, a restricted root, a tablebase ending
+/// and `go mate` in the same process, and back to one thread.
+#[test]
+fn a_gui_session_with_threads_multipv_tablebases_searchmoves_and_go_mate() {
+    use occam::tablebase::{TB_WIN_BOUND, Tablebases, Wdl};
+    use shakmaty::fen::Fen;
+    use shakmaty::uci::UciMove;
+    use shakmaty::{CastlingMode, Chess, Position as _};
+
+    let tables = occam_tests::workspace_root().join("tests/data/syzygy");
+    assert!(tables.join("KQvK.rtbw").exists(), "fixture tables missing");
+    let tables = tables.to_str().unwrap().to_string();
+    let mut e = Engine::occam();
+    e.ask("uci", "uciok", Duration::from_secs(30));
+    e.send("setoption name Threads value 2");
+    e.send("setoption name MultiPV value 3");
+    e.send("setoption name Hash value 8");
+    e.send(&format!("setoption name SyzygyPath value {tables}"));
+    let reply = e.sync();
+    assert_eq!(reply.len(), 1, "{reply:?}");
+    assert!(
+        reply[0].starts_with("info string 22 Syzygy table files"),
+        "{reply:?}"
+    );
+    e.send("ucinewgame");
+
+    // An opening move: three ordered lines with distinct first moves, the best one played.
+    e.send("position startpos moves e2e4");
+    let lines = e.ask("go depth 7", "bestmove", LONG);
+    let last = last_iteration(&lines);
+    let ks: Vec<&str> = last.iter().map(|l| field(l, "multipv").unwrap()).collect();
+    assert_eq!(ks, ["1", "2", "3"], "{lines:?}");
+    let firsts: Vec<&str> = last.iter().map(|l| field(l, "pv").unwrap()).collect();
+    assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2]);
+    assert_eq!(bestmove(&lines), firsts[0]);
+
+    // searchmoves with MultiPV 3 over two moves: two lines, both among them.
+    let lines = e.ask("go depth 6 searchmoves e7e5 c7c5", "bestmove", LONG);
+    let last = last_iteration(&lines);
+    assert_eq!(last.len(), 2, "{lines:?}");
+    for l in &last {
+        assert!(["e7e5", "c7c5"].contains(&field(l, "pv").unwrap()), "{l}");
+    }
+    assert!(["e7e5", "c7c5"].contains(&bestmove(&lines)));
+
+    // KQvKR, the queen's side to move wins by taking the rook: the first line says a
+    // tablebase win, the tables were probed, and the move played keeps the win.
+    let fen = "8/8/8/3k4/8/8/2q5/K2R4 b - - 0 1";
+    e.send(&format!("position fen {fen}"));
+    let lines = e.ask("go depth 8", "bestmove", LONG);
+    let first = last_iteration(&lines)[0].clone();
+    let score: i32 = field(&first, "cp").map_or(0, |cp| cp.parse().unwrap());
+    assert!(
+        score > TB_WIN_BOUND || first.contains("score mate "),
+        "{first}"
+    );
+    assert!(
+        field(&first, "tbhits").unwrap().parse::<u64>().unwrap() > 0,
+        "{first}"
+    );
+    let referee = Tablebases::open(&tables).unwrap().unwrap();
+    let mut pos: Chess = fen
+        .parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap();
+    let played = bestmove(&lines).parse::<UciMove>().unwrap();
+    pos.play_unchecked(played.to_move(&pos).unwrap());
+    assert!(
+        pos.is_checkmate() || referee.adjudicate(&pos) == Some(Wdl::Loss),
+        "{fen}: {played} gives the win away"
+    );
+
+    // go mate 3 with all of the above still set: the mate in two is proven and played.
+    e.send("position fen 2k5/8/1K6/8/8/8/8/7R w - - 0 1");
+    let lines = e.ask("go mate 3", "bestmove", LONG);
+    let first = last_iteration(&lines)[0].clone();
+    assert_eq!(field(&first, "mate"), Some("2"), "{lines:?}");
+    assert_eq!(bestmove(&lines), field(&first, "pv").unwrap());
+
+    // Back to one thread and one line in the same process.
+    e.send("setoption name Threads value 1");
+    e.send("setoption name MultiPV value 1");
+    assert!(e.sync().is_empty());
+    e.send("position startpos");
+    let lines = e.ask("go depth 5", "bestmove", LONG);
+    assert!(lines.iter().all(|l| !l.contains("multipv")), "{lines:?}");
+    e.send("quit");
+    assert!(e.exited_within(Duration::from_secs(5)));
+}
