@@ -17,7 +17,9 @@
 //! right after en passant.
 
 use shakmaty::attacks;
-use shakmaty::{Bitboard, CastlingSide, Chess, Color, Move, MoveList, Position as _, Role, Square};
+use shakmaty::{
+    Bitboard, CastlingSide, Chess, Color, Move, MoveList, Piece, Position as _, Role, Square,
+};
 
 /// Promotion pieces, in the order shakmaty generates them.
 const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
@@ -51,12 +53,19 @@ fn pinned(pos: &Chess, king: Square) -> Bitboard {
 
 /// Appends every legal capture and promotion of `pos` to `moves`, in `legal_moves()` order.
 pub fn push_noisy(pos: &Chess, moves: &mut MoveList) {
+    push_noisy_with_checkers(pos, pos.checkers(), moves);
+}
+
+/// [`push_noisy`] given `checkers`, which must be `pos.checkers()` (the caller may
+/// know them already).
+#[inline(always)]
+fn push_noisy_with_checkers(pos: &Chess, checkers: Bitboard, moves: &mut MoveList) {
+    debug_assert_eq!(checkers, pos.checkers());
     let board = pos.board();
     let us = pos.turn();
     let their = board.by_color(!us);
     let occupied = board.occupied();
     let king = board.king_of(us).expect("legal positions have a king");
-    let checkers = pos.checkers();
     let pinned = pinned(pos, king);
     // A pinned piece may only move along the line through its king.
     let legal =
@@ -205,7 +214,7 @@ fn push_promotions(moves: &mut MoveList, from: Square, capture: Option<Role>, to
 /// scores, and so the whole search, identical to generating the full list.
 pub fn noisy_moves_for_picker(pos: &Chess, tt_move: Option<Move>, moves: &mut MoveList) {
     debug_assert!(!pos.is_check(), "in check the picker uses every evasion");
-    push_noisy(pos, moves);
+    push_noisy_with_checkers(pos, Bitboard(0), moves);
     let Some(tt) = tt_move else { return };
     let Some(i) = moves.iter().position(|m| *m == tt) else {
         return;
@@ -240,6 +249,111 @@ pub fn last_legal_move_is_noisy(pos: &Chess) -> bool {
     }
     // The king cannot move (rare): ask the full generator.
     pos.legal_moves().last().is_some_and(is_noisy)
+}
+
+// Legality of a given move
+//
+// A TT move comes from a 16-bit entry that may belong to another position (a key
+// collision) and must be proven legal before it is played. shakmaty's `is_legal`
+// generates the candidate moves to the target square (`san_candidates`, a move
+// list returned by value); here the move is checked directly: the piece stands on
+// its origin, it can reach the target on this board, and no enemy piece attacks our
+// king once it has moved (captured pieces no longer attack). Castling asks
+// shakmaty, which knows the rights and the squares that must be free and safe.
+
+/// Whether `m` is legal in `pos`: exactly `pos.is_legal(m)`, for any move.
+pub fn is_legal(pos: &Chess, m: Move) -> bool {
+    let board = pos.board();
+    let us = pos.turn();
+    let occupied = board.occupied();
+    let Some(king) = board.king_of(us) else {
+        return false;
+    };
+    match m {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            if board.piece_at(from) != Some(Piece { color: us, role })
+                || board.by_color(us).contains(to)
+                || board.role_at(to) != capture
+            {
+                return false;
+            }
+            // A pawn promotes exactly when it reaches the last rank, to a piece.
+            let promotes = role == Role::Pawn && Bitboard::BACKRANKS.contains(to);
+            match promotion {
+                None if promotes => return false,
+                Some(_) if !promotes => return false,
+                Some(Role::Pawn | Role::King) => return false,
+                _ => {}
+            }
+            let reach = match role {
+                Role::Pawn if capture.is_some() => attacks::pawn_attacks(us, from),
+                Role::Pawn => pawn_pushes(us, from, occupied),
+                Role::Knight => attacks::knight_attacks(from),
+                Role::Bishop => attacks::bishop_attacks(from, occupied),
+                Role::Rook => attacks::rook_attacks(from, occupied),
+                Role::Queen => attacks::queen_attacks(from, occupied),
+                Role::King => attacks::king_attacks(from),
+            };
+            if !reach.contains(to) {
+                return false;
+            }
+            if role == Role::King {
+                return board.attacks_to(to, !us, occupied.without(from)).is_empty();
+            }
+            let after = occupied.without(from).with(to);
+            board.attacks_to(king, !us, after).without(to).is_empty()
+        }
+        Move::EnPassant { from, to } => {
+            if pos.maybe_ep_square() != Some(to)
+                || board.piece_at(from)
+                    != Some(Piece {
+                        color: us,
+                        role: Role::Pawn,
+                    })
+                || !attacks::pawn_attacks(us, from).contains(to)
+            {
+                return false;
+            }
+            let victim = Square::from_coords(to.file(), ep_victim_rank(us));
+            let after = occupied.without(from).without(victim).with(to);
+            board
+                .attacks_to(king, !us, after)
+                .without(victim)
+                .is_empty()
+        }
+        Move::Castle { king, rook } => {
+            let side = if king.file() < rook.file() {
+                CastlingSide::KingSide
+            } else {
+                CastlingSide::QueenSide
+            };
+            pos.castling_moves(side).contains(&m)
+        }
+        Move::Put { .. } => false,
+    }
+}
+
+/// Squares a pawn on `from` can push to: one step onto an empty square, two from
+/// its starting rank when both are empty.
+#[inline(always)]
+fn pawn_pushes(us: Color, from: Square, occupied: Bitboard) -> Bitboard {
+    let forward = us.fold_wb(8, -8);
+    let Some(one) = from.offset(forward).filter(|sq| !occupied.contains(*sq)) else {
+        return Bitboard(0);
+    };
+    let mut pushes = Bitboard::from(one);
+    if from.rank() == us.fold_wb(shakmaty::Rank::Second, shakmaty::Rank::Seventh)
+        && let Some(two) = one.offset(forward).filter(|sq| !occupied.contains(*sq))
+    {
+        pushes |= Bitboard::from(two);
+    }
+    pushes
 }
 
 #[cfg(test)]
@@ -305,6 +419,90 @@ mod tests {
             }
         });
         assert!(with_tt > 100_000, "{with_tt}");
+    }
+
+    /// `is_legal` agrees with shakmaty's on every legal move of every perft node and
+    /// on moves built as a TT entry would be from other nodes' moves and from every
+    /// origin-target pair of a few squares (collisions: wrong piece, blocked, pinned,
+    /// in check, stale en passant and castling).
+    #[test]
+    fn is_legal_agrees_with_shakmaty() {
+        let (mut legal, mut illegal) = (0u64, 0u64);
+        // [illegal, legal] x [en passant, castling, promotion, in check]
+        let mut special = [[0u64; 4]; 2];
+        let mut previous: Vec<Move> = Vec::new();
+        let mut node = 0u64;
+        walk(&mut |pos| {
+            node += 1;
+            let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+            let mut candidates: Vec<Move> = moves.clone();
+            candidates.extend(previous.iter().copied());
+            if node.is_multiple_of(16) {
+                // Every move a TT entry could decode to from a few origins.
+                let origins = pos.board().by_color(pos.turn());
+                for from in origins.into_iter().take(4) {
+                    for to in Square::ALL {
+                        for promo in [0, Role::Queen as u16, Role::King as u16] {
+                            let packed = from as u16 | (to as u16) << 6 | promo << 12;
+                            if let Some(m) = decode(pos, packed) {
+                                candidates.push(m);
+                            }
+                        }
+                    }
+                }
+            }
+            for m in candidates {
+                let expected = pos.is_legal(m);
+                assert_eq!(is_legal(pos, m), expected, "{} {m:?}", fen(pos));
+                legal += u64::from(expected);
+                illegal += u64::from(!expected);
+                let special = &mut special[usize::from(expected)];
+                special[0] += u64::from(m.is_en_passant());
+                special[1] += u64::from(m.is_castle());
+                special[2] += u64::from(m.is_promotion());
+                special[3] += u64::from(pos.is_check());
+            }
+            previous = moves;
+        });
+        assert!(
+            legal > 100_000 && illegal > 100_000,
+            "{legal} legal, {illegal} illegal"
+        );
+        assert!(special.iter().flatten().all(|&n| n > 100), "{special:?}");
+    }
+
+    /// A move as the TT decodes a packed entry, without its legality test (the
+    /// piece on the origin decides the kind of move).
+    fn decode(pos: &Chess, packed: u16) -> Option<Move> {
+        let board = pos.board();
+        let from = Square::new((packed & 63) as u32);
+        let to = Square::new(((packed >> 6) & 63) as u32);
+        let promotion = match packed >> 12 {
+            0 => None,
+            r => Some(Role::try_from(r as u8).ok()?),
+        };
+        let piece = board.piece_at(from)?;
+        let target = board.piece_at(to);
+        Some(
+            if piece.role == Role::King
+                && target.is_some_and(|p| p.color == piece.color && p.role == Role::Rook)
+            {
+                Move::Castle {
+                    king: from,
+                    rook: to,
+                }
+            } else if piece.role == Role::Pawn && from.file() != to.file() && target.is_none() {
+                Move::EnPassant { from, to }
+            } else {
+                Move::Normal {
+                    role: piece.role,
+                    from,
+                    capture: target.map(|p| p.role),
+                    to,
+                    promotion,
+                }
+            },
+        )
     }
 
     fn fen(pos: &Chess) -> String {

@@ -36,12 +36,16 @@ pub enum PositionError {
 
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
-/// A chess position with its Zobrist hash kept up to date on every move, and the
-/// material + piece-square sum of the evaluation when moved with [`Position::play_psq`].
+/// A chess position with its Zobrist hash kept up to date on every move, the pieces
+/// giving check, and the material + piece-square sum of the evaluation when moved
+/// with [`Position::play_psq`].
 #[derive(Clone, Debug)]
 pub struct Position {
     board: Chess,
     hash: u64,
+    /// The enemy pieces attacking our king, found once per move: shakmaty recomputes
+    /// them on every `is_check()`, which the search asks several times per node.
+    checkers: Bitboard,
     /// Material + piece-square sum (White minus Black) under the table of generation
     /// `psq_gen`; meaningless when `psq_gen` is 0.
     psq: S,
@@ -150,6 +154,7 @@ impl Position {
     pub fn from_chess(board: Chess) -> Self {
         let hash = full_hash(&board);
         Position {
+            checkers: board.checkers(),
             board,
             hash,
             psq: S::default(),
@@ -206,7 +211,13 @@ impl Position {
 
     #[inline(always)]
     pub fn is_check(&self) -> bool {
-        self.board.is_check()
+        self.checkers.any()
+    }
+
+    /// The enemy pieces giving check.
+    #[inline(always)]
+    pub fn checkers(&self) -> Bitboard {
+        self.checkers
     }
 
     #[inline(always)]
@@ -254,6 +265,7 @@ impl Position {
         let mut next = self.clone();
         next.board.play_unchecked(m);
         next.hash = child_hash;
+        next.checkers = next.board.checkers();
         next.psq = if self.psq_gen == table.generation() {
             self.psq + self.psq_delta(m, table)
         } else {
@@ -372,15 +384,18 @@ impl Position {
     pub fn play_in_place(&mut self, m: Move) {
         self.hash = self.child_hash(m);
         self.board.play_unchecked(m);
+        self.checkers = self.board.checkers();
         self.psq_gen = 0;
     }
 
     /// The position with the side to move passed (null move), or `None` in check.
     pub fn play_null(&self) -> Option<Position> {
-        if self.board.is_check() {
+        if self.is_check() {
             return None;
         }
         let board = self.board.clone().swap_turn().ok()?;
+        // The side that just moved is never in check in a legal position.
+        debug_assert!(board.checkers().is_empty());
         let mut h = self.hash ^ Zobrist64::zobrist_for_white_turn().0;
         if let Some(ep) = self.board.pseudo_legal_ep_square() {
             h ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
@@ -389,6 +404,7 @@ impl Position {
         Some(Position {
             board,
             hash: h,
+            checkers: Bitboard(0),
             psq: self.psq,
             psq_gen: self.psq_gen,
         })
@@ -422,35 +438,96 @@ impl Position {
     }
 
     /// Whether a quiet `Normal` move (no capture, no promotion) gives check, without
-    /// playing it: a direct attack from the target square or a slider uncovered
-    /// behind the origin. Other kinds of moves (castling) report `false`.
+    /// playing it. Other kinds of moves (castling) report `false`. For many moves of
+    /// one position, build [`Position::check_squares`] once instead.
     pub fn quiet_gives_check(&self, m: &Move) -> bool {
-        let Move::Normal { role, from, to, .. } = *m else {
-            return false;
-        };
+        self.check_squares().quiet_gives_check(m)
+    }
+
+    /// The squares from which each of our pieces would check their king, and our
+    /// pieces whose departure uncovers a check (see [`CheckSquares`]).
+    pub fn check_squares(&self) -> CheckSquares {
         let board = self.board.board();
         let us = self.board.turn();
         let Some(king) = board.king_of(!us) else {
-            return false;
+            return CheckSquares {
+                by_role: [Bitboard(0); 6],
+                discoverers: Bitboard(0),
+                king: Square::A1,
+            };
         };
-        let occupied = (board.occupied() ^ Bitboard::from(from)) | Bitboard::from(to);
-        if attacks::attacks(to, Piece { color: us, role }, occupied).contains(king) {
-            return true;
+        let occupied = board.occupied();
+        let diagonal = attacks::bishop_attacks(king, occupied);
+        let straight = attacks::rook_attacks(king, occupied);
+        let ours = board.by_color(us);
+        // Our sliders aimed at the king through any pieces; those with exactly one
+        // piece in between make that piece, if it is ours, a discoverer.
+        let snipers = ((attacks::bishop_attacks(king, Bitboard(0)) & board.bishops_and_queens())
+            | (attacks::rook_attacks(king, Bitboard(0)) & board.rooks_and_queens()))
+            & ours;
+        let mut discoverers = Bitboard(0);
+        for sniper in snipers {
+            let between = attacks::between(king, sniper) & occupied;
+            if !between.more_than_one() {
+                discoverers |= between;
+            }
         }
-        // A discovered check needs one of our sliders on the line through the king and
-        // the origin; most moves fail this cheap test and skip the slider lookups.
-        let our_sliders = board.sliders() & board.by_color(us) & !Bitboard::from(from);
-        if (attacks::ray(king, from) & our_sliders).is_empty() {
-            return false;
+        CheckSquares {
+            by_role: [
+                // Our pawn on s attacks the king exactly when the king, as one of
+                // theirs, would attack s.
+                attacks::pawn_attacks(!us, king),
+                attacks::knight_attacks(king),
+                diagonal,
+                straight,
+                diagonal | straight,
+                // Kings never give check.
+                Bitboard(0),
+            ],
+            discoverers: discoverers & ours,
+            king,
         }
-        let sliders = (attacks::bishop_attacks(king, occupied) & board.bishops_and_queens())
-            | (attacks::rook_attacks(king, occupied) & board.rooks_and_queens());
-        (sliders & our_sliders).any()
     }
 
     /// Neither side can ever mate (K vs K, K+minor vs K, same-coloured bishops...).
     pub fn is_insufficient_material(&self) -> bool {
         self.board.is_insufficient_material()
+    }
+}
+
+// Check squares
+//
+// The search asks whether a quiet move gives check for every quiet that late move
+// pruning or futility would drop (checks are kept), often for all remaining quiets
+// of a node. Per node, the squares from which each of our piece types attacks their
+// king and our pieces that alone block one of our sliders' lines to it are found
+// once (Stockfish's check squares and blockers); each move is then two bit tests.
+// The current occupancy is exact for direct checks: a slider whose origin lay on its
+// own line to the king would already be giving check, which is illegal with us to
+// move.
+
+/// Check squares of one position for the side to move (see the section above).
+#[derive(Clone, Copy, Debug)]
+pub struct CheckSquares {
+    /// Target squares that give direct check, by `Role as usize - 1`.
+    by_role: [Bitboard; 6],
+    /// Our pieces standing alone between their king and one of our sliders.
+    discoverers: Bitboard,
+    /// Their king (any square when there is none: then nothing gives check).
+    king: Square,
+}
+
+impl CheckSquares {
+    /// Whether the `Normal` move `m` (of the position these squares were built for)
+    /// gives check, directly or by uncovering a slider; meant for quiet moves.
+    /// Castling reports `false`.
+    #[inline]
+    pub fn quiet_gives_check(&self, m: &Move) -> bool {
+        let Move::Normal { role, from, to, .. } = *m else {
+            return false;
+        };
+        self.by_role[role as usize - 1].contains(to)
+            || (self.discoverers.contains(from) && !attacks::aligned(from, to, self.king))
     }
 }
 
@@ -644,6 +721,24 @@ mod tests {
             quiets > 1_000_000 && checks > 10_000,
             "{quiets} quiets, {checks} checks"
         );
+    }
+
+    #[test]
+    fn checkers_are_kept_through_every_move() {
+        // Through `play_psq` (the search's path); `play` is what perft itself uses.
+        let table = PsqTable::new(|_, _| S::default());
+        let mut checks = 0u64;
+        crate::perft::walk_suite(&|p, m| p.play_psq(m, &table), &mut |p| {
+            assert_eq!(p.checkers(), p.board().checkers(), "{}", p.fen());
+            for m in p.legal_moves().into_iter().take(3) {
+                assert_eq!(p.play(m).checkers(), p.play(m).board().checkers());
+            }
+            checks += u64::from(p.is_check());
+            if let Some(n) = p.play_null() {
+                assert_eq!(n.checkers(), n.board().checkers(), "{}", p.fen());
+            }
+        });
+        assert!(checks > 1_000, "{checks} positions in check");
     }
 
     #[test]

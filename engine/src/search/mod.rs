@@ -854,7 +854,7 @@ impl Worker {
                     let futile = !in_check
                         && lmr_depth <= p.fp_max_depth()
                         && static_eval + p.fp_base() + p.fp_depth() * lmr_depth <= alpha;
-                    if (lmp || futile) && !mate_hunt && !pos.quiet_gives_check(&m) {
+                    if (lmp || futile) && !mate_hunt && !picker.quiet_gives_check(pos, &m) {
                         picker.skip_quiets = true;
                         continue;
                     }

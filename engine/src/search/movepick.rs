@@ -15,7 +15,7 @@ use shakmaty::{Color, Move, MoveList};
 use super::history::{ContKeys, History};
 use super::see::{SeeValues, captured_value, see};
 use crate::movegen;
-use crate::position::Position;
+use crate::position::{CheckSquares, Position};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Stage {
@@ -46,7 +46,7 @@ pub struct MovePicker {
     moves: MoveList,
     /// Ordering score of `moves[i]`. Never initialised as a whole: a slot is written
     /// when its move is generated (captures) or scored (quiets) and only read
-    /// afterwards (see [`MovePicker::score`]).
+    /// afterwards (see [`MovePicker::pick_best`]).
     scores: [MaybeUninit<i32>; MAX_MOVES],
     cursor: usize,
     noisy_end: usize,
@@ -58,6 +58,8 @@ pub struct MovePicker {
     pub skip_quiets: bool,
     /// Q-search outside check: no quiets and no losing captures at all.
     noisy_only: bool,
+    /// Built on the first [`MovePicker::quiet_gives_check`] of the node.
+    check_squares: Option<CheckSquares>,
     /// Generate every legal move at once, even outside check (the reference order
     /// the staged generation must reproduce; tests only).
     full_list: bool,
@@ -86,13 +88,17 @@ impl MovePicker {
             counter,
             cont,
             moves: MoveList::new(),
-            scores: [MaybeUninit::uninit(); MAX_MOVES],
+            // One uninitialised value, not `[MaybeUninit::uninit(); MAX_MOVES]`: the
+            // repeat expression compiled to a 1 KB memset at every node.
+            // SAFETY: an array of `MaybeUninit` is valid uninitialised.
+            scores: unsafe { MaybeUninit::uninit().assume_init() },
             cursor: 0,
             noisy_end: 0,
             bad_end: 0,
             quiets_pending: false,
             skip_quiets: false,
             noisy_only: false,
+            check_squares: None,
             full_list: false,
         }
     }
@@ -109,16 +115,6 @@ impl MovePicker {
         p
     }
 
-    /// The score of slot `i`, which must have been written since its move got there.
-    #[inline(always)]
-    fn score(&self, i: usize) -> i32 {
-        // SAFETY: `pick_best` reads only slots in `[cursor, end)`: below `noisy_end`
-        // every slot was written by `generate` with its capture, above it by
-        // `score_quiets` (the quiets are sorted only when they were scored, and
-        // `skip_quiets` never goes back to false). Swaps keep slots written.
-        unsafe { self.scores[i].assume_init() }
-    }
-
     /// Whether the noisy generator gives the captures in the full-list order: not in
     /// check, and no quiet TT move whose removal (`swap_remove`) would pull the last
     /// legal move, a capture, forward among the captures.
@@ -130,6 +126,9 @@ impl MovePicker {
                 .is_some_and(|tt| !is_noisy(&tt) && movegen::last_legal_move_is_noisy(pos.board()))
     }
 
+    // The stages that run once per node (generation, scoring) are kept out of line:
+    // inlined, their set-up code was hoisted into `next` and paid on every call.
+    #[inline(never)]
     fn generate(&mut self, pos: &Position, history: &History, values: &SeeValues) {
         if self.noisy_only || self.can_stage(pos) {
             // Only the noisy moves, in the order the full list below would leave
@@ -169,6 +168,7 @@ impl MovePicker {
     /// Appends the quiets after the captures (whose slots the earlier stages used),
     /// in the order the full-list path leaves them: `legal_moves()` with the TT move
     /// swap-removed, the noisy moves swapped to the front one by one.
+    #[inline(never)]
     fn generate_quiets(&mut self, pos: &Position) {
         let mut full = pos.legal_moves();
         if let Some(tt) = self.tt_move
@@ -194,28 +194,45 @@ impl MovePicker {
         self.quiets_pending = false;
     }
 
-    /// Selection sort step over `[cursor, end)`.
+    /// Selection sort step over `[cursor, end)`: the first best-scored move is
+    /// returned and swapped to the cursor (exactly `swap(cursor, best)`, except that
+    /// the score of the cursor slot, never read again, is left as it was).
     #[inline]
     fn pick_best(&mut self, end: usize) -> Option<Move> {
-        if self.cursor >= end {
+        let cursor = self.cursor;
+        if cursor >= end {
             return None;
         }
-        let mut best = self.cursor;
-        let mut best_score = self.score(best);
-        for i in self.cursor + 1..end {
-            let s = self.score(i);
+        // One bounds check for the scan, not one per slot.
+        let scores = &self.scores[cursor..end];
+        let mut best = 0;
+        // SAFETY: only slots in `[cursor, end)` are read: below `noisy_end` every slot
+        // was written by `generate` with its capture, above it by `score_quiets` (the
+        // quiets are sorted only when they were scored, and `skip_quiets` never goes
+        // back to false). The swap below keeps both slots written.
+        let mut best_score = unsafe { scores[0].assume_init() };
+        for (i, s) in scores.iter().enumerate().skip(1) {
+            // SAFETY: as above.
+            let s = unsafe { s.assume_init() };
             if s > best_score {
                 best = i;
                 best_score = s;
             }
         }
-        self.moves.swap(self.cursor, best);
-        self.scores.swap(self.cursor, best);
-        self.cursor += 1;
-        Some(self.moves[self.cursor - 1])
+        let best = cursor + best;
+        // The picked move is returned from a register: read back from the list after
+        // the swap's byte-wise stores, it stalled on store forwarding.
+        let m = self.moves[best];
+        self.moves[best] = self.moves[cursor];
+        self.moves[cursor] = m;
+        self.scores[best] = self.scores[cursor];
+        self.cursor = cursor + 1;
+        Some(m)
     }
 
+    #[inline(never)]
     fn score_quiets(&mut self, history: &History, color: Color) {
+        let scorer = history.quiet_scorer(color, self.cont);
         for i in self.noisy_end..self.moves.len() {
             let m = self.moves[i];
             let score = if Some(m) == self.killers[0] {
@@ -225,10 +242,19 @@ impl MovePicker {
             } else if Some(m) == self.counter {
                 COUNTER
             } else {
-                history.quiet_score(color, &m, self.cont)
+                scorer.score(&m)
             };
             self.scores[i] = MaybeUninit::new(score);
         }
+    }
+
+    /// Whether the quiet move `m` of `pos` (the picker's position) gives check; the
+    /// node's check squares are built once, on the first call.
+    #[inline]
+    pub fn quiet_gives_check(&mut self, pos: &Position, m: &Move) -> bool {
+        self.check_squares
+            .get_or_insert_with(|| pos.check_squares())
+            .quiet_gives_check(m)
     }
 
     /// The next move to search, or `None` when all are exhausted.
@@ -293,7 +319,7 @@ impl MovePicker {
                         while self.cursor < self.moves.len() {
                             let m = self.moves[self.cursor];
                             self.cursor += 1;
-                            if pos.quiet_gives_check(&m) {
+                            if self.quiet_gives_check(pos, &m) {
                                 return Some(m);
                             }
                         }

@@ -84,6 +84,18 @@ pub fn see(pos: &Position, m: &Move, v: &SeeValues) -> i32 {
     };
     let diagonal = board.bishops_and_queens();
     let straight = board.rooks_and_queens();
+    // No enemy piece reaches the square even on an empty board: nothing can take
+    // back, and the exchange is the first capture alone. Common for quiet moves, and
+    // the empty-board lines are 128 always-cached table entries, where the lookups
+    // with the real occupancy below often miss the cache.
+    let reach = (attacks::pawn_attacks(us, to) & board.pawns())
+        | (attacks::knight_attacks(to) & board.knights())
+        | (attacks::king_attacks(to) & board.kings())
+        | (attacks::bishop_attacks(to, Bitboard(0)) & diagonal)
+        | (attacks::rook_attacks(to, Bitboard(0)) & straight);
+    if (reach & board.by_color(!us)).is_empty() {
+        return gain[0];
+    }
     // Both colours' attackers at once (one lookup per slider direction).
     let mut attackers = ((attacks::bishop_attacks(to, occupied) & diagonal)
         | (attacks::rook_attacks(to, occupied) & straight)
