@@ -33,12 +33,13 @@ pub const PST: [[usize; 64]; 6] = [
     PST_PAWN, PST_KNIGHT, PST_BISHOP, PST_ROOK, PST_QUEEN, PST_KING,
 ];
 
-/// Mobility of knight, bishop, rook, queen.
-pub const MOBILITY: [usize; 4] = [
-    MOBILITY_KNIGHT,
-    MOBILITY_BISHOP,
-    MOBILITY_ROOK,
-    MOBILITY_QUEEN,
+/// Mobility tables of knight, bishop, rook, queen, by number of squares attacked in
+/// the mobility area.
+pub const MOBILITY: [&[usize]; 4] = [
+    &MOBILITY_KNIGHT,
+    &MOBILITY_BISHOP,
+    &MOBILITY_ROOK,
+    &MOBILITY_QUEEN,
 ];
 
 /// For every feature, the `PARAM_SPECS` indices of its middlegame and endgame weight

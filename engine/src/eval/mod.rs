@@ -211,10 +211,6 @@ pub struct EvalTrace {
     pub score: i32,
 }
 
-/// Mobility is counted from these typical values (knight, bishop, rook, queen), so
-/// the material weights keep meaning the value of an average piece. Not weights.
-const MOBILITY_CENTER: [i32; 4] = [4, 6, 7, 13];
-
 impl Evaluator {
     pub fn new(params: &Params) -> Self {
         let mut e = Evaluator {
@@ -463,7 +459,6 @@ impl Evaluator {
             s += w[feature] * n;
             t.add(section, feature, us, n);
         };
-        let own = board.by_color(us).0;
         let enemy = board.by_color(them).0;
         let own_pawns = (board.pawns() & board.by_color(us)).0;
         let enemy_pawns = (board.pawns() & board.by_color(them)).0;
@@ -483,7 +478,14 @@ impl Evaluator {
         }
 
         // Mobility, king attacks, threats by pieces, knight tropism, rooks and majors
-        let mobility_area = !own & !pawn_attacks(them, enemy_pawns);
+        // Mobility area: not attacked by enemy pawns, not our king, not an own pawn that
+        // cannot push. Other own pieces count (a piece that protects them is not trapped).
+        let blocked_pawns = match us {
+            Color::White => own_pawns & (occupied >> 8),
+            Color::Black => own_pawns & (occupied << 8),
+        };
+        let own_king = 1u64 << king as u32;
+        let mobility_area = !(pawn_attacks(them, enemy_pawns) | own_king | blocked_pawns);
         let king_zone = king_zone(enemy_king);
         let seventh_rank = match us {
             Color::White => 0xFFu64 << 48,
@@ -503,13 +505,9 @@ impl Evaluator {
                 }
                 .0;
                 map.add(role, attacks);
-                let mobility = (attacks & mobility_area).count_ones() as i32;
-                add(
-                    Section::Mobility,
-                    f::MOBILITY[i],
-                    mobility - MOBILITY_CENTER[i],
-                    t,
-                );
+                // Mobility: a table per piece by count (low counts catch trapped pieces).
+                let mobility = (attacks & mobility_area).count_ones() as usize;
+                add(Section::Mobility, f::MOBILITY[i][mobility], 1, t);
                 let zone = (attacks & king_zone).count_ones() as i32;
                 if zone > 0 {
                     map.zone_hits += zone;

@@ -238,10 +238,19 @@ fn threats_mobility_and_tempo() {
     assert_eq!(count(fen, f::THREAT_BY_ROOK), (1, 0));
     // A knight in the corner sees 2 squares: counted from the typical 4.
     let fen = "4k3/8/8/8/8/8/8/N3K3 w - - 0 1";
-    assert_eq!(count(fen, f::MOBILITY[0]), (2 - MOBILITY_CENTER[0], 0));
+    assert_eq!(count(fen, f::MOBILITY[0][2]), (1, 0));
     // Enemy pawn attacks shrink it: b3 is covered by the a4 pawn.
     let fen = "4k3/8/8/8/p7/8/8/N3K3 w - - 0 1";
-    assert_eq!(count(fen, f::MOBILITY[0]), (1 - MOBILITY_CENTER[0], 0));
+    assert_eq!(count(fen, f::MOBILITY[0][1]), (1, 0));
+    // Own pieces count (the knight defends them), an own blocked pawn does not.
+    // Knight a1 sees c2 (own pawn, free to push) but not b3 (own pawn blocked by b4).
+    let fen = "4k3/8/8/8/1p6/1P6/2P5/N3K3 w - - 0 1";
+    assert_eq!(count(fen, f::MOBILITY_KNIGHT[1]), (1, 0));
+    // A rook boxed in on h1 by its king and pawn sees one square.
+    let fen = "4k3/8/8/8/8/8/6PP/6KR w - - 0 1";
+    assert_eq!(count(fen, f::MOBILITY_ROOK[1]), (1, 0)); // h2 only (g1 is the king)
+    let p = Params::default();
+    assert!(p.mobility_rook_1_mg < p.mobility_rook_7_mg);
     assert_eq!(count(fen, f::TEMPO), (1, 0));
     let black = "4k3/8/8/8/p7/8/8/N3K3 b - - 0 1";
     assert_eq!(count(black, f::TEMPO), (0, 1));
@@ -355,11 +364,32 @@ fn random_positions(n: usize, seed: u64) -> Vec<Position> {
 #[test]
 fn evaluation_is_exactly_colour_symmetric() {
     let mut e = Evaluator::new(&Params::default());
-    let positions = random_positions(3000, 7);
+    let mut positions = random_positions(3000, 7);
+    // Hand-built positions of the mobility tables: the mobility area's blocked pawns
+    // and own king are the rank-direction-dependent parts.
+    for fen in [
+        "4k3/8/8/8/1p6/1P6/2P5/N3K3 w - - 0 1",
+        "4k3/8/8/8/8/8/6PP/6KR w - - 0 1",
+        "r3k3/pp6/1p6/8/8/8/8/4K3 b - - 0 1",
+        "4k3/8/8/3p4/3P4/2B5/8/4K3 w - - 0 1",
+        "q3k3/1p6/8/8/8/8/6P1/4K2Q w - - 0 1",
+    ] {
+        positions.push(pos(fen));
+    }
     let mut phases = [0usize; 25];
     for p in &positions {
         let m = p.mirrored();
         assert_eq!(e.evaluate(p), e.evaluate(&m), "{} vs {}", p.fen(), m.fen());
+        // Term by term, too: White's share of each section is Black's in the mirror.
+        let (a, b) = (e.trace(p), e.trace(&m));
+        for (x, y) in a.terms.iter().zip(&b.terms) {
+            assert_eq!(
+                (&x.0, x.1, x.2, x.3, x.4),
+                (&y.0, y.3, y.4, y.1, y.2),
+                "{}",
+                p.fen()
+            );
+        }
         phases[e.trace(p).phase as usize] += 1;
     }
     // The sample covers the whole phase range.
@@ -412,8 +442,10 @@ fn every_eval_weight_changes_the_evaluation_somewhere() {
     positions.push(pos("6k1/1R3R2/8/8/8/8/8/Q3K3 w - - 0 1"));
     let mut a = Evaluator::new(&Params::default());
     for feature in 0..f::COUNT {
-        // Tables are covered by `coefficients_reproduce_the_evaluation` and the taper test.
-        if f::PST.iter().any(|t| t.contains(&feature)) {
+        // Tables (some entries rare in playouts) are covered by
+        // `coefficients_reproduce_the_evaluation`, the taper and mobility tests.
+        let in_table = |t: &[usize]| t.contains(&feature);
+        if f::PST.iter().any(|t| in_table(t)) || f::MOBILITY.iter().any(|t| in_table(t)) {
             continue;
         }
         for &i in f::PARAMS[feature].iter().flatten() {
