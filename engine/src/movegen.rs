@@ -444,7 +444,7 @@ mod tests {
                     for to in Square::ALL {
                         for promo in [0, Role::Queen as u16, Role::King as u16] {
                             let packed = from as u16 | (to as u16) << 6 | promo << 12;
-                            if let Some(m) = decode(pos, packed) {
+                            if let Some(m) = crate::search::tt::decode(packed, pos) {
                                 candidates.push(m);
                             }
                         }
@@ -469,40 +469,6 @@ mod tests {
             "{legal} legal, {illegal} illegal"
         );
         assert!(special.iter().flatten().all(|&n| n > 100), "{special:?}");
-    }
-
-    /// A move as the TT decodes a packed entry, without its legality test (the
-    /// piece on the origin decides the kind of move).
-    fn decode(pos: &Chess, packed: u16) -> Option<Move> {
-        let board = pos.board();
-        let from = Square::new((packed & 63) as u32);
-        let to = Square::new(((packed >> 6) & 63) as u32);
-        let promotion = match packed >> 12 {
-            0 => None,
-            r => Some(Role::try_from(r as u8).ok()?),
-        };
-        let piece = board.piece_at(from)?;
-        let target = board.piece_at(to);
-        Some(
-            if piece.role == Role::King
-                && target.is_some_and(|p| p.color == piece.color && p.role == Role::Rook)
-            {
-                Move::Castle {
-                    king: from,
-                    rook: to,
-                }
-            } else if piece.role == Role::Pawn && from.file() != to.file() && target.is_none() {
-                Move::EnPassant { from, to }
-            } else {
-                Move::Normal {
-                    role: piece.role,
-                    from,
-                    capture: target.map(|p| p.role),
-                    to,
-                    promotion,
-                }
-            },
-        )
     }
 
     fn fen(pos: &Chess) -> String {

@@ -5,7 +5,7 @@
 
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
-use shakmaty::{Move, Position as _, Role, Square};
+use shakmaty::{Chess, Move, Position as _, Role, Square};
 
 use super::NO_SCORE;
 use crate::position::Position;
@@ -290,36 +290,45 @@ pub fn unpack(packed: u16, pos: &Position) -> Option<Move> {
     }
     let board = pos.board();
     let from = Square::new((packed & 63) as u32);
+    if board.board().piece_at(from)?.color != board.turn() {
+        return None;
+    }
+    let m = decode(packed, board)?;
+    crate::movegen::is_legal(board, m).then_some(m)
+}
+
+/// The move a packed entry names in `board`, legal or not: the piece on the origin
+/// decides its kind (a king onto its own rook castles, a pawn moving diagonally onto
+/// an empty square takes en passant). `None` when the origin is empty.
+pub(crate) fn decode(packed: u16, board: &Chess) -> Option<Move> {
+    let from = Square::new((packed & 63) as u32);
     let to = Square::new(((packed >> 6) & 63) as u32);
-    let promo = match packed >> 12 {
+    let promotion = match packed >> 12 {
         0 => None,
         r => Some(Role::try_from(r as u8).ok()?),
     };
-    let us = board.turn();
     let piece = board.board().piece_at(from)?;
-    if piece.color != us {
-        return None;
-    }
     let target = board.board().piece_at(to);
-    let m = if piece.role == Role::King
-        && target.is_some_and(|p| p.color == us && p.role == Role::Rook)
-    {
-        Move::Castle {
-            king: from,
-            rook: to,
-        }
-    } else if piece.role == Role::Pawn && from.file() != to.file() && target.is_none() {
-        Move::EnPassant { from, to }
-    } else {
-        Move::Normal {
-            role: piece.role,
-            from,
-            capture: target.map(|p| p.role),
-            to,
-            promotion: promo,
-        }
-    };
-    crate::movegen::is_legal(board, m).then_some(m)
+    Some(
+        if piece.role == Role::King
+            && target.is_some_and(|p| p.color == piece.color && p.role == Role::Rook)
+        {
+            Move::Castle {
+                king: from,
+                rook: to,
+            }
+        } else if piece.role == Role::Pawn && from.file() != to.file() && target.is_none() {
+            Move::EnPassant { from, to }
+        } else {
+            Move::Normal {
+                role: piece.role,
+                from,
+                capture: target.map(|p| p.role),
+                to,
+                promotion,
+            }
+        },
+    )
 }
 
 impl TranspositionTable {
