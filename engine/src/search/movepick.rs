@@ -167,30 +167,13 @@ impl MovePicker {
 
     /// Appends the quiets after the captures (whose slots the earlier stages used),
     /// in the order the full-list path leaves them: `legal_moves()` with the TT move
-    /// swap-removed, the noisy moves swapped to the front one by one.
+    /// swap-removed, the noisy moves swapped to the front one by one
+    /// ([`movegen::quiets_for_picker`] generates only the quiets in that order).
     #[inline(never)]
     fn generate_quiets(&mut self, pos: &Position) {
-        let mut full = pos.legal_moves();
-        if let Some(tt) = self.tt_move
-            && let Some(i) = full.iter().position(|m| *m == tt)
-        {
-            full.swap_remove(i);
-        }
-        let mut n = 0;
-        for i in 0..full.len() {
-            if is_noisy(&full[i]) {
-                full.swap(n, i);
-                n += 1;
-            }
-        }
-        debug_assert_eq!(
-            n, self.noisy_end,
-            "noisy generator and legal_moves() disagree"
-        );
+        debug_assert_eq!(self.moves.len(), self.noisy_end);
         self.moves.truncate(self.noisy_end);
-        self.moves
-            .try_extend_from_slice(&full[n..])
-            .expect("the legal moves fit in a move list");
+        movegen::quiets_for_picker(pos.board(), self.tt_move, &mut self.moves);
         self.quiets_pending = false;
     }
 
@@ -420,6 +403,139 @@ mod tests {
             }
         });
         assert!(compared > 100_000, "{compared}");
+    }
+
+    /// Perft through the search's own move path: every move the picker yields
+    /// (TT move, staged captures, killers, quiets, bad captures), made with the
+    /// search's copy-make.
+    fn picker_perft(pos: &Position, depth: u32, tt: bool) -> u64 {
+        fn go(pos: &Position, depth: u32, tt: bool, h: &History, v: &SeeValues) -> u64 {
+            if depth == 0 {
+                return 1;
+            }
+            // A legal TT move from the first few legal moves, to exercise its removal.
+            let tt_move = tt
+                .then(|| pos.legal_moves().get(depth as usize % 3).copied())
+                .flatten();
+            let mut p = MovePicker::new(tt_move, [None; 2], None, ContKeys::default());
+            let mut nodes = 0;
+            while let Some(m) = p.next(pos, h, v) {
+                nodes += go(&pos.play(m), depth - 1, tt, h, v);
+            }
+            nodes
+        }
+        let values = SeeValues::new(&Params::default());
+        go(pos, depth, tt, &History::default(), &values)
+    }
+
+    #[test]
+    fn perft_through_the_picker() {
+        let cases: &[(&str, bool, &[u64])] = &[
+            (crate::position::START_FEN, false, &[20, 400, 8_902]),
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                false,
+                &[48, 2_039, 97_862],
+            ),
+            (
+                "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+                false,
+                &[14, 191, 2_812, 43_238],
+            ),
+            (
+                "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+                false,
+                &[6, 264, 9_467],
+            ),
+            (
+                "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+                false,
+                &[44, 1_486, 62_379],
+            ),
+            (
+                "3k4/3p4/8/K1P4r/8/8/8/8 b - - 0 1",
+                false,
+                &[18, 92, 1_670, 10_138],
+            ),
+            (
+                "r3k2r/1b4bq/8/8/8/8/7B/R3K2R w KQkq - 0 1",
+                false,
+                &[26, 1_141, 27_826],
+            ),
+            (
+                "r3k2r/8/3Q4/8/8/5q2/8/R3K2R b KQkq - 0 1",
+                false,
+                &[44, 1_494, 50_509],
+            ),
+            (
+                "8/8/1P2K3/8/2n5/1q6/8/5k2 b - - 0 1",
+                false,
+                &[29, 165, 5_160, 31_961],
+            ),
+            (
+                "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+                true,
+                &[21, 528, 12_189],
+            ),
+        ];
+        for &(fen, chess960, counts) in cases {
+            let pos = Position::from_fen(fen, chess960).unwrap();
+            for (i, &expected) in counts.iter().enumerate() {
+                for tt in [false, true] {
+                    let depth = i as u32 + 1;
+                    assert_eq!(
+                        picker_perft(&pos, depth, tt),
+                        expected,
+                        "{fen} depth {depth} tt {tt}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Positions made to catch the mistakes a quiet generator can make, counted
+    /// through the picker and by shakmaty's `legal_moves()`.
+    #[test]
+    fn perft_through_the_picker_on_quiet_move_edge_cases() {
+        for (fen, chess960) in [
+            // Castling through an attacked square (f1): only the long castle.
+            ("4k3/8/8/8/8/5r2/8/R3K2R w KQ - 0 1", false),
+            // The queen-side rook and b1 attacked: the long castle is still legal.
+            ("4k3/8/8/8/8/8/1r6/R3K2R w KQ - 0 1", false),
+            // Castling with a piece in the way (b1) and the target square attacked (g1).
+            ("4k3/8/8/8/8/6r1/8/RN2K2R w KQ - 0 1", false),
+            // Pinned rook, pawn and bishop: moves along the pin only; a pawn pinned
+            // diagonally cannot push, one pinned on its file can.
+            ("4k3/4r3/8/8/8/4R3/4K3/8 w - - 0 1", false),
+            ("4k3/4r3/8/8/8/8/4P3/4K3 w - - 0 1", false),
+            ("4k3/8/8/8/7b/8/5P2/4K3 w - - 0 1", false),
+            ("4k3/8/8/8/b7/8/2B5/3K4 w - - 0 1", false),
+            // A pinned knight never moves; a queen pinned on a diagonal.
+            ("4k3/8/8/8/1b6/2N5/8/4K3 w - - 0 1", false),
+            ("4k3/8/8/8/1b6/8/3Q4/4K3 w - - 0 1", false),
+            // The king may not step along the line of a slider or next to the enemy king.
+            ("8/8/8/3k4/8/3K4/8/7r w - - 0 1", false),
+            // En passant that would expose the king along the rank, and a legal one.
+            ("8/8/8/K2pP2r/8/8/8/4k3 w - d6 0 1", false),
+            ("8/8/8/3pP3/8/8/8/K3k3 w - d6 0 1", false),
+            // Promotions by a push and by a capture between the quiets.
+            ("1n2k3/P1P5/8/8/8/5p2/8/4K1N1 w - - 0 1", false),
+            // Chess960: the king does not move when castling; the rook stands on the
+            // king's target square.
+            ("1r2k3/8/8/8/8/8/8/R5KR w AHb - 0 1", true),
+            ("4k3/8/8/8/8/8/8/2R1K1R1 w CG - 0 1", true),
+        ] {
+            let pos = Position::from_fen(fen, chess960).unwrap();
+            for depth in 1..=3 {
+                for tt in [false, true] {
+                    assert_eq!(
+                        picker_perft(&pos, depth, tt),
+                        crate::perft::perft(&pos, depth, false),
+                        "{fen} depth {depth} tt {tt}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
