@@ -166,8 +166,12 @@ pub struct Coefficients {
 /// after the parameters change.
 #[derive(Clone, Debug)]
 pub struct Evaluator {
-    /// Weight of every feature.
-    weights: Vec<S>,
+    /// Weight of every feature (a fixed-size array: constant indices need no bounds check).
+    weights: Box<[S; f::COUNT]>,
+    /// Mobility weight by piece (knight, bishop, rook, queen) and count of safe
+    /// squares: the `f::MOBILITY` weights looked up once per refresh, so the hot
+    /// path loads one value instead of a table, an index and the weight.
+    mobility: [[S; MOBILITY_MAX]; 4],
     /// Material plus piece-square value of each role on each square (White's view).
     psq: [[S; 64]; 6],
     /// The same values for the position's incremental sum, rebuilt with `psq`.
@@ -178,6 +182,9 @@ pub struct Evaluator {
     pawns: PawnTable,
     cache: Vec<CacheEntry>,
 }
+
+/// Rows of the mobility table: more than the 28 counts (0..=27) of a queen.
+const MOBILITY_MAX: usize = 32;
 
 // Eval cache
 //
@@ -214,7 +221,8 @@ pub struct EvalTrace {
 impl Evaluator {
     pub fn new(params: &Params) -> Self {
         let mut e = Evaluator {
-            weights: vec![S::default(); f::COUNT],
+            weights: Box::new([S::default(); f::COUNT]),
+            mobility: [[S::default(); MOBILITY_MAX]; 4],
             psq: [[S::default(); 64]; 6],
             psq_table: PsqTable::new(|_, _| S::default()),
             scale_opposite_bishops: 100,
@@ -234,6 +242,11 @@ impl Evaluator {
                 mg.map_or(0, |i| params.get(i)),
                 eg.map_or(0, |i| params.get(i)),
             );
+        }
+        for (piece, features) in f::MOBILITY.iter().enumerate() {
+            for (count, &feature) in features.iter().enumerate() {
+                self.mobility[piece][count] = self.weights[feature];
+            }
         }
         for role in 0..6 {
             let material = if role < 5 {
@@ -343,7 +356,7 @@ impl Evaluator {
 
     /// The weights (mg, eg) of every feature, as currently loaded.
     pub fn weights(&self) -> &[S] {
-        &self.weights
+        &self.weights[..]
     }
 
     /// Material and piece-square values for [`Position::play_psq`], current with the parameters.
@@ -408,11 +421,13 @@ impl Evaluator {
 
         // Pawn structure (cached in the pawn hash table unless tracing)
         let passed = if T::ON {
-            let (s, passed) = pawns::evaluate(&self.weights, white_pawns, black_pawns, t);
+            let (s, passed) = pawns::evaluate(&self.weights[..], white_pawns, black_pawns, t);
             score += s;
             passed
         } else {
-            let e = self.pawns.probe(&self.weights, white_pawns, black_pawns);
+            let e = self
+                .pawns
+                .probe(&self.weights[..], white_pawns, black_pawns);
             score += e.score;
             e.passed
         };
@@ -455,6 +470,8 @@ impl Evaluator {
         let w = &self.weights;
         let them = !us;
         let mut s = S::default();
+        // Summed apart from `s`, which the closure below holds.
+        let mut mobility_sum = S::default();
         let mut add = |section: Section, feature: usize, n: i32, t: &mut T| {
             s += w[feature] * n;
             t.add(section, feature, us, n);
@@ -507,7 +524,13 @@ impl Evaluator {
                 map.add(role, attacks);
                 // Mobility: a table per piece by count (low counts catch trapped pieces).
                 let mobility = (attacks & mobility_area).count_ones() as usize;
-                add(Section::Mobility, f::MOBILITY[i][mobility], 1, t);
+                if T::ON {
+                    add(Section::Mobility, f::MOBILITY[i][mobility], 1, t);
+                } else {
+                    // A queen reaches at most 27 squares.
+                    debug_assert!(mobility < f::MOBILITY[i].len());
+                    mobility_sum += self.mobility[i][mobility % MOBILITY_MAX];
+                }
                 let zone = (attacks & king_zone).count_ones() as i32;
                 if zone > 0 {
                     map.zone_hits += zone;
@@ -618,7 +641,7 @@ impl Evaluator {
                 t,
             );
         }
-        s
+        s + mobility_sum
     }
 
     // King danger
