@@ -260,10 +260,12 @@ fn last_legal_move(pos: &Chess) -> Option<Move> {
     pos.legal_moves().last().copied()
 }
 
-/// The castling move of the side to move on `side`, if legal (not in check): the
-/// rook still has its right, the squares between are empty, and neither the king's
-/// path nor its target is attacked (the target with king and rook already moved,
-/// which matters in Chess960). The same test as shakmaty's generator.
+/// The castling move of the side to move on `side`, if legal: the rook still has
+/// its right, the squares between are empty, and neither the king's path (its own
+/// square included, so never in check) nor its target is attacked (the target with
+/// king and rook already moved, which matters in Chess960). The same test as
+/// shakmaty's generator, without its move list (`castling_moves` returns 1.3 KB by
+/// value).
 #[inline]
 fn castle(pos: &Chess, side: CastlingSide) -> Option<Move> {
     let us = pos.turn();
@@ -630,7 +632,7 @@ pub fn is_legal(pos: &Chess, m: Move) -> bool {
             } else {
                 CastlingSide::QueenSide
             };
-            pos.castling_moves(side).contains(&m)
+            castle(pos, side) == Some(m)
         }
         Move::Put { .. } => false,
     }
