@@ -136,9 +136,13 @@ impl MovePicker {
             movegen::noisy_moves_for_picker(pos.board(), self.tt_move, &mut self.moves);
             self.quiets_pending = !self.noisy_only;
         } else {
-            // In check: every evasion at once.
-            debug_assert!(!self.quiets_pending);
-            self.moves = pos.legal_moves();
+            // In check: every evasion at once. Only the moves are copied into the
+            // picker's list (assigning the returned list copied all its 1.3 KB).
+            debug_assert!(!self.quiets_pending && self.moves.is_empty());
+            let legal = pos.legal_moves();
+            self.moves
+                .try_extend_from_slice(&legal)
+                .expect("the legal moves fit in a move list");
             if let Some(tt) = self.tt_move
                 && let Some(i) = self.moves.iter().position(|m| *m == tt)
             {
