@@ -28,7 +28,7 @@ use crate::tablebase::{ProbeSettings, Tablebases};
 use history::{ContKeys, History, piece_to};
 use movepick::{MovePicker, is_noisy};
 use see::{SeeValues, see};
-pub use stats::SearchStats;
+pub use stats::{CutKind, SearchStats};
 use time::TimeManager;
 use tt::{Bound, TranspositionTable, TtHit, eval_from_tt};
 
@@ -906,9 +906,12 @@ impl Worker {
                 if self.stopped {
                     return 0;
                 }
+                self.stats.singular_searches += 1;
                 if v < s_beta {
+                    self.stats.singular_extensions += 1;
                     extension = 1;
                 } else if s_beta >= beta {
+                    self.stats.multi_cuts += 1;
                     return s_beta;
                 }
             }
@@ -998,6 +1001,14 @@ impl Worker {
                         // hist_: reward the cut-off move, penalise earlier quiets
                         // (after a quiet cut-off) and earlier captures.
                         self.stats.record_cutoff(moves_searched);
+                        if moves_searched > 1 || tt_move.is_none() {
+                            let kind = picker.cut_kind(&m, in_check);
+                            self.stats.record_cutoff_source(
+                                moves_searched,
+                                tt_move.is_some(),
+                                kind,
+                            );
+                        }
                         self.history.on_cutoff(
                             p,
                             color,

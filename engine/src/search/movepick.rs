@@ -14,6 +14,7 @@ use shakmaty::{Color, Move, MoveList};
 
 use super::history::{ContKeys, History};
 use super::see::{SeeValues, captured_value, see};
+use super::stats::CutKind;
 use crate::movegen;
 use crate::position::{CheckSquares, Position};
 
@@ -242,6 +243,30 @@ impl MovePicker {
         self.check_squares
             .get_or_insert_with(|| pos.check_squares())
             .quiet_gives_check(m)
+    }
+
+    /// stats: what the move `m` this picker just gave was (TT move, good or bad
+    /// capture, killer, counter, history-ordered quiet; any move in check).
+    pub fn cut_kind(&self, m: &Move, in_check: bool) -> CutKind {
+        if Some(*m) == self.tt_move {
+            CutKind::TtMove
+        } else if in_check {
+            CutKind::Evasion
+        } else if is_noisy(m) {
+            if self.stage >= Stage::BadCaptures {
+                CutKind::BadCapture
+            } else {
+                CutKind::GoodCapture
+            }
+        } else if Some(*m) == self.killers[0] {
+            CutKind::Killer1
+        } else if Some(*m) == self.killers[1] {
+            CutKind::Killer2
+        } else if Some(*m) == self.counter {
+            CutKind::Counter
+        } else {
+            CutKind::Quiet
+        }
     }
 
     /// The next move to search, or `None` when all are exhausted.

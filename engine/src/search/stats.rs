@@ -31,8 +31,40 @@ pub struct SearchStats {
     pub cutoffs_first4: u64,
     pub searches: u64,
     pub time: Duration,
+    /// Cut-offs at nodes without a TT move, and of those on the first move.
+    pub cutoffs_no_tt: u64,
+    pub cutoffs_no_tt_first: u64,
+    /// Cut-offs on a later move (not the first searched), by what the move was
+    /// (indexed by [`CutKind`]).
+    pub cutoffs_later: [u64; CutKind::COUNT],
+    /// ext_: singular searches run, and what they decided for the TT move.
+    pub singular_searches: u64,
+    pub singular_extensions: u64,
+    pub multi_cuts: u64,
     /// Index 0 is depth 1.
     pub iterations: Vec<IterationStats>,
+}
+
+/// What a move that cut off after the first move was, for move-ordering work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CutKind {
+    TtMove,
+    GoodCapture,
+    Killer1,
+    Killer2,
+    Counter,
+    /// A quiet ordered by the histories.
+    Quiet,
+    BadCapture,
+    /// Any move of a node in check (evasions are ordered as one list).
+    Evasion,
+}
+
+impl CutKind {
+    pub const COUNT: usize = 8;
+    pub const NAMES: [&str; CutKind::COUNT] = [
+        "tt", "goodcap", "killer1", "killer2", "counter", "quiet", "badcap", "evasion",
+    ];
 }
 
 fn pct(a: u64, b: u64) -> f64 {
@@ -53,6 +85,19 @@ impl SearchStats {
         }
         if move_number <= 4 {
             self.cutoffs_first4 += 1;
+        }
+    }
+
+    /// Where the cut-off came from: whether the node had a TT move, and what the
+    /// move was when it was not the first searched.
+    #[inline]
+    pub fn record_cutoff_source(&mut self, move_number: usize, had_tt_move: bool, kind: CutKind) {
+        if !had_tt_move {
+            self.cutoffs_no_tt += 1;
+            self.cutoffs_no_tt_first += (move_number == 1) as u64;
+        }
+        if move_number > 1 {
+            self.cutoffs_later[kind as usize] += 1;
         }
     }
 
@@ -128,6 +173,20 @@ impl std::fmt::Display for SearchStats {
                 )
             })
             .collect();
-        write!(f, " time-to-depth {}", ttd.join(","))
+        write!(f, " time-to-depth {}", ttd.join(","))?;
+        write!(
+            f,
+            " cutoffs-no-tt {} fh1-no-tt {:.1}% later",
+            self.cutoffs_no_tt,
+            pct(self.cutoffs_no_tt_first, self.cutoffs_no_tt)
+        )?;
+        for (name, n) in CutKind::NAMES.iter().zip(self.cutoffs_later) {
+            write!(f, " {name}:{n}")?;
+        }
+        write!(
+            f,
+            " singular {} ext {} multicut {}",
+            self.singular_searches, self.singular_extensions, self.multi_cuts
+        )
     }
 }

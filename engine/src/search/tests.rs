@@ -489,3 +489,33 @@ fn several_threads_find_mates_and_count_every_threads_nodes() {
     let mut one = searcher();
     assert_eq!(search_depth(&mut s, &g, 8), search_depth(&mut one, &g, 8));
 }
+
+/// stats: every later cut-off has exactly one kind (a TT move is always searched
+/// first, so never among them), and the singular searches are counted with what
+/// they decided.
+#[test]
+fn stats_sort_cutoffs_by_kind_and_count_singular_searches() {
+    let g = game("r1bq1rk1/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R2QK2R w KQ - 0 8");
+    let mut s = Searcher::new(Params::default(), 16);
+    search_depth(&mut s, &g, 13);
+    let st = s.stats().clone();
+    let later: u64 = st.cutoffs_later.iter().sum();
+    assert_eq!(later, st.cutoffs - st.cutoffs_first, "{st}");
+    assert!(st.cutoffs_no_tt_first <= st.cutoffs_no_tt && st.cutoffs_no_tt < st.cutoffs);
+    assert!(st.cutoffs_no_tt_first > 0, "{st}");
+    assert_eq!(st.cutoffs_later[CutKind::TtMove as usize], 0, "{st}");
+    for kind in [
+        CutKind::GoodCapture,
+        CutKind::Killer1,
+        CutKind::Killer2,
+        CutKind::Counter,
+        CutKind::Quiet,
+        CutKind::Evasion,
+    ] {
+        assert!(st.cutoffs_later[kind as usize] > 0, "{kind:?}: {st}");
+    }
+    assert!(st.singular_searches > 0, "{st}");
+    assert!(st.singular_extensions > 0 && st.multi_cuts > 0, "{st}");
+    assert!(st.singular_extensions + st.multi_cuts <= st.singular_searches);
+    assert!(st.to_string().contains(" quiet:"), "{st}");
+}
