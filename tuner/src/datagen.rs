@@ -114,11 +114,7 @@ fn settings_text(args: &Args) -> String {
     let g = &args.game;
     let openings = match &g.book {
         Some(_) => g.describe(),
-        None => format!(
-            "{} opening_max_score={}",
-            g.describe(),
-            g.opening_max_score
-        ),
+        None => format!("{} opening_max_score={}", g.describe(), g.opening_max_score),
     };
     format!(
         "occam {} params {:016x}; {openings}; skip_plies={}; resign {} cp x{}; draw from move {} within {} cp x{}; max_plies={}; opening stream v1",
@@ -160,11 +156,22 @@ fn half_points(outcome: Outcome) -> u8 {
 /// - 28..30: u16 full-move number (saturated).
 /// - 30..32: zero.
 pub fn pack_record(pos: &Position, result_half_points: u8, score: Option<i32>) -> [u8; RECORD] {
+    try_pack_record(pos, result_half_points, score).expect("a legal position packs losslessly")
+}
+
+/// [`pack_record`] for positions from outside (a FEN file): an error when the
+/// position cannot be packed losslessly.
+pub fn try_pack_record(
+    pos: &Position,
+    result_half_points: u8,
+    score: Option<i32>,
+) -> Result<[u8; RECORD], String> {
     let setup = pos.board().to_setup(EnPassantMode::Legal);
-    let packed =
-        PackedSetup::pack_standard_normalized(&setup).expect("a legal position packs losslessly");
+    let packed = PackedSetup::pack_standard_normalized(&setup).map_err(|e| e.to_string())?;
     let bytes = packed.as_bytes();
-    assert!(bytes.len() <= 24, "legal positions pack into 24 bytes");
+    if bytes.len() > 24 {
+        return Err(format!("packs into {} bytes, more than 24", bytes.len()));
+    }
     let mut rec = [0u8; RECORD];
     rec[..bytes.len()].copy_from_slice(bytes);
     rec[24] = result_half_points;
@@ -173,7 +180,7 @@ pub fn pack_record(pos: &Position, result_half_points: u8, score: Option<i32>) -
     rec[26..28].copy_from_slice(&score.to_le_bytes());
     let fullmoves = pos.board().fullmoves().get().min(u32::from(u16::MAX)) as u16;
     rec[28..30].copy_from_slice(&fullmoves.to_le_bytes());
-    rec
+    Ok(rec)
 }
 
 /// Reads a position record back (see [`pack_record`]).
@@ -303,7 +310,9 @@ pub fn scan<R: Read + Seek>(
     }
     reader.read_exact(&mut head)?;
     if &head[..8] != MAGIC {
-        let text = head.iter().all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace());
+        let text = head
+            .iter()
+            .all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace());
         return Err(not_ours(if text {
             "it is text, e.g. the older `FEN | result` lines"
         } else {
@@ -317,7 +326,9 @@ pub fn scan<R: Read + Seek>(
             path.display()
         );
     }
-    let text_len = u64::from(u32::from_le_bytes(head[12..16].try_into().expect("4 bytes")));
+    let text_len = u64::from(u32::from_le_bytes(
+        head[12..16].try_into().expect("4 bytes"),
+    ));
     let text_units = text_len.div_ceil(RECORD as u64) * RECORD as u64;
     if RECORD as u64 + text_units > len || text_len > 1 << 16 {
         return Err(not_ours("damaged header"));
@@ -342,7 +353,9 @@ pub fn scan<R: Read + Seek>(
                 path.display()
             );
         }
-        let count = u64::from(u32::from_le_bytes(block[12..16].try_into().expect("4 bytes")));
+        let count = u64::from(u32::from_le_bytes(
+            block[12..16].try_into().expect("4 bytes"),
+        ));
         let size = RECORD as u64 * (count + 1);
         if len - offset < size {
             break;
@@ -572,23 +585,26 @@ impl Setup {
             if index >= self.games {
                 break;
             }
-            let finished = self.openings.get(index, &mut opening_searcher).map(|opening| {
-                let mut white = EnginePlayer::new("occam", Params::default(), self.hash);
-                let mut black = EnginePlayer::new("occam", Params::default(), self.hash);
-                let record = play_game(
-                    &mut white,
-                    &mut black,
-                    &opening,
-                    self.tc,
-                    &self.adjudication,
-                );
-                let (block, positions) = game_block(index, &record, self.skip_plies);
-                Finished {
-                    index,
-                    block,
-                    positions,
-                }
-            });
+            let finished = self
+                .openings
+                .get(index, &mut opening_searcher)
+                .map(|opening| {
+                    let mut white = EnginePlayer::new("occam", Params::default(), self.hash);
+                    let mut black = EnginePlayer::new("occam", Params::default(), self.hash);
+                    let record = play_game(
+                        &mut white,
+                        &mut black,
+                        &opening,
+                        self.tc,
+                        &self.adjudication,
+                    );
+                    let (block, positions) = game_block(index, &record, self.skip_plies);
+                    Finished {
+                        index,
+                        block,
+                        positions,
+                    }
+                });
             let failed = finished.is_err();
             if tx.send(finished).is_err() || failed {
                 break;
@@ -866,16 +882,20 @@ mod tests {
         let legacy = "4k3/8/8/8/8/8/PP4PP/4K3 w - - 0 1 | 1.0\n";
         std::fs::write(&text, legacy).unwrap();
         let err = run(args(&text, 2)).unwrap_err().to_string();
-        assert!(err.contains("not a datagen file") && err.contains("text"), "{err}");
+        assert!(
+            err.contains("not a datagen file") && err.contains("text"),
+            "{err}"
+        );
         assert_eq!(std::fs::read_to_string(&text).unwrap(), legacy);
 
         let data = dir.join("data.bin");
         run(args(&data, 2)).unwrap();
         let before = std::fs::read(&data).unwrap();
-        let err = run(args_with(&data, 3, 151, 2))
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("other settings") && err.contains("nodes=150"), "{err}");
+        let err = run(args_with(&data, 3, 151, 2)).unwrap_err().to_string();
+        assert!(
+            err.contains("other settings") && err.contains("nodes=150"),
+            "{err}"
+        );
         assert_eq!(std::fs::read(&data).unwrap(), before);
 
         // A damaged game header in the middle (not an unfinished end) is an error.
