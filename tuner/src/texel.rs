@@ -464,6 +464,8 @@ struct Set {
     /// Position i's non-linear gradients: `nl[nl_start[i]..nl_start[i + 1]]`, (slot, d eval / d weight).
     nl_start: Vec<u32>,
     nl: Vec<(u32, f32)>,
+    /// The rounded weights of the last linearisation (none yet: empty).
+    at: Vec<f64>,
 }
 
 impl Set {
@@ -631,6 +633,11 @@ impl Model {
 
     /// Rebuilds the linear form of every position of `set` at the weights `w`.
     fn linearise(&self, set: &mut Set, w: &[f64]) {
+        let rounded: Vec<f64> = w.iter().map(|x| x.round()).collect();
+        if set.at == rounded && set.start.len() == set.len() + 1 {
+            return;
+        }
+        set.at = rounded;
         let at = self.params_at(w);
         // Evaluators with each non-linear weight stepped down and up, and with all of
         // them stepped together (a position that none of them moves is skipped).
