@@ -1,33 +1,54 @@
-//! `tuner datagen`: self-play games in-process, written as `FEN | result` lines for
-//! Texel tuning.
+//! `tuner datagen`: self-play games in-process, streamed to a compact binary file of
+//! labelled quiet positions for Texel tuning (`tuner texel` reads it, and the older
+//! `FEN | result` text).
 //!
-//! Games start from the usual openings (built-in or --book) and are played by the
-//! engine with its compiled parameters at a fixed node budget, in parallel. From each
-//! game we keep the quiet positions: after the opening and the first --skip-plies
-//! plies, not in check, and where the engine's chosen move was neither a capture nor a
-//! promotion and its score was not a mate. The result is from White's point of view
-//! (1.0, 0.5, 0.0), the format `tuner texel` reads.
+//! Games start from openings (built-in, or --book) and are played by the engine with
+//! its compiled parameters at a fixed node budget, on all cores. From each game we keep
+//! the quiet positions: after the opening and the first --skip-plies plies, not in
+//! check, and where the engine's chosen move was neither a capture nor a promotion and
+//! its score was not a mate. Each is stored with the game result and the search score
+//! of the move played there (both White's view).
+//!
+//! Scale: game `i` depends only on (--seed, `i`) (its own opening stream; fresh
+//! players), so a run is reproducible and restartable. Finished games are appended
+//! to the output in game order as they come in (a short reorder buffer holds the
+//! games that finish early), each block written whole; a killed run keeps every
+//! finished game, and running the same command again continues after the last
+//! complete game (an unfinished block at the end is cut off). A file made with other
+//! settings, or not made by datagen, is refused and left as it is.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{IsTerminal, Read, Seek, SeekFrom, Write};
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use occam::Params;
-use occam::position::Position;
-use occam::search::Score;
-use rayon::prelude::*;
+use occam::params::PARAM_SPECS;
+use occam::position::{Game, Position};
+use occam::search::{Score, Searcher};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use shakmaty::packed::PackedSetup;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Position as _};
 
 use crate::game_args::GameArgs;
-use crate::games::{EnginePlayer, GameRecord, Outcome, play_game};
-use crate::params_file::write_atomically;
+use crate::games::{Adjudication, EnginePlayer, GameRecord, Outcome, TimeControl, play_game};
+use crate::openings::{GeneratorConfig, random_opening};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Output file (`FEN | result` per line, White's view); replaced atomically at the end.
+    /// Output file (binary, see README "Datagen file format"). When it exists and was
+    /// made by the same command, the run continues after its last complete game.
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
-    /// Number of games to play.
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    /// Number of games the file should hold when done.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub games: u64,
     /// Plies after the opening whose positions are never written.
     #[arg(long, default_value_t = 8)]
@@ -39,83 +60,164 @@ pub struct Args {
     pub game: GameArgs,
 }
 
-pub fn run(args: Args) -> Result<()> {
-    let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
-    if threads == 0 {
-        bail!("--threads must be at least 1");
-    }
-    let tc = args.game.time_control()?;
-    let adjudication = args.game.adjudication();
-    let games = args.games as usize;
-    let openings = args.game.openings(games)?;
-    let hash = args.game.hash_mb();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("cannot start the worker threads")?;
-    let done = AtomicUsize::new(0);
-    eprintln!(
-        "datagen: {games} games, {}, {threads} threads -> {}",
-        args.game.describe(),
-        args.output.display()
-    );
-    let records: Vec<GameRecord> = pool.install(|| {
-        (0..games)
-            .into_par_iter()
-            .map(|i| {
-                let mut white = EnginePlayer::new("occam", Params::default(), hash);
-                let mut black = EnginePlayer::new("occam", Params::default(), hash);
-                let record = play_game(
-                    &mut white,
-                    &mut black,
-                    &openings[i % openings.len()],
-                    tc,
-                    &adjudication,
-                );
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if n.is_multiple_of(50) || n == games {
-                    eprintln!("datagen: {n}/{games} games");
-                }
-                record
-            })
-            .collect()
-    });
-    let mut text = String::new();
-    let (mut positions, mut results) = (0usize, [0usize; 3]);
-    for record in &records {
-        let lines = quiet_positions(record, args.skip_plies);
-        positions += lines.len();
-        results[match record.outcome {
-            Outcome::WhiteWins => 0,
-            Outcome::Draw => 1,
-            Outcome::BlackWins => 2,
-        }] += 1;
-        for fen in lines {
-            text.push_str(&format!("{fen} | {}\n", result_text(record.outcome)));
+// Datagen file format
+//
+// All little-endian, in 32-byte units so a damaged file is easy to inspect:
+// - header: `MAGIC`, u32 format version, u32 length of the settings text, 16 zero
+//   bytes; then the settings text (UTF-8), zero-padded to a multiple of 32. The text
+//   names everything a game depends on, so a resumed run cannot mix settings.
+// - per game, in game order: a block header (`GAME`, u64 game index, u32 number of
+//   positions, u8 result as White's half points 0/1/2, u16 plies, zeros), then its
+//   positions, one 32-byte record each (see `pack_record`).
+// A million positions take 32.5 MB (with ~70 positions a game); the older
+// `FEN | result` text takes 56 MB for the same positions and has no score.
+
+/// First 8 bytes of a datagen file.
+pub const MAGIC: &[u8; 8] = b"OCCAMDG\x1a";
+/// Format version written after the magic.
+const VERSION: u32 = 1;
+/// Size of every record (header unit, game header, position).
+pub const RECORD: usize = 32;
+/// Marks a game's block header.
+const GAME_MARK: &[u8; 4] = b"GAME";
+/// Score field of a position whose move had no score.
+const NO_SCORE: i16 = i16::MIN;
+/// Scores are clipped to this (cp) when stored; mates are never stored.
+const SCORE_CLIP: i32 = 20_000;
+
+/// Game `i`'s opening stream: the seed and the index mixed (splitmix64), so
+/// neighbouring games and seeds get unrelated streams.
+fn game_seed(seed: u64, index: u64) -> u64 {
+    let mut z = seed
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(index)
+        .wrapping_add(0x6A09_E667_F3BC_C909);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// FNV-1a of the compiled parameter values: a resumed run must play the same engine.
+fn params_fingerprint() -> u64 {
+    let p = Params::default();
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for i in 0..PARAM_SPECS.len() {
+        for b in p.get(i).to_le_bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }
     }
-    write_atomically(&args.output, &text)?;
-    eprintln!(
-        "datagen: wrote {positions} positions from {games} games (+{} ={} -{} for White) to {}",
-        results[0],
-        results[1],
-        results[2],
-        args.output.display()
-    );
-    Ok(())
+    h
 }
 
-fn result_text(outcome: Outcome) -> &'static str {
-    match outcome {
-        Outcome::WhiteWins => "1.0",
-        Outcome::Draw => "0.5",
-        Outcome::BlackWins => "0.0",
+/// Everything a game depends on, one line; stored in the header and compared on resume.
+fn settings_text(args: &Args) -> String {
+    let g = &args.game;
+    let openings = match &g.book {
+        Some(_) => g.describe(),
+        None => format!("{} opening_max_score={}", g.describe(), g.opening_max_score),
+    };
+    format!(
+        "occam {} params {:016x}; {openings}; skip_plies={}; resign {} cp x{}; draw from move {} within {} cp x{}; max_plies={}; opening stream v1",
+        env!("CARGO_PKG_VERSION"),
+        params_fingerprint(),
+        args.skip_plies,
+        g.resign_score,
+        g.resign_moves,
+        g.draw_move_number,
+        g.draw_score,
+        g.draw_moves,
+        g.max_plies
+    )
+}
+
+/// Label of a position: the game result and the search score, White's view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Labelled {
+    pub position: Position,
+    /// 1.0 White won, 0.5 draw, 0.0 Black won.
+    pub result: f64,
+    /// Score of the move played here (cp, White's view), when there was one.
+    pub score: Option<i32>,
+}
+
+/// Result as White's half points (0, 1, 2).
+fn half_points(outcome: Outcome) -> u8 {
+    outcome.half_points_for(shakmaty::Color::White) as u8
+}
+
+/// One position record, 32 bytes:
+/// - 0..24: the board, side to move, castling rights and legal en passant square in
+///   shakmaty's stable `PackedSetup` encoding without move counters (at most 24
+///   bytes for legal positions), zero-padded. Equal positions have equal bytes, so
+///   these bytes are also the duplicate key.
+/// - 24: result, White's half points (0, 1, 2).
+/// - 25: half-move clock (saturated at 255).
+/// - 26..28: i16 search score, cp, White's view (`i16::MIN`: none).
+/// - 28..30: u16 full-move number (saturated).
+/// - 30..32: zero.
+pub fn pack_record(pos: &Position, result_half_points: u8, score: Option<i32>) -> [u8; RECORD] {
+    try_pack_record(pos, result_half_points, score).expect("a legal position packs losslessly")
+}
+
+/// [`pack_record`] for positions from outside (a FEN file): an error when the
+/// position cannot be packed losslessly.
+pub fn try_pack_record(
+    pos: &Position,
+    result_half_points: u8,
+    score: Option<i32>,
+) -> Result<[u8; RECORD], String> {
+    let setup = pos.board().to_setup(EnPassantMode::Legal);
+    let packed = PackedSetup::pack_standard_normalized(&setup).map_err(|e| e.to_string())?;
+    let bytes = packed.as_bytes();
+    if bytes.len() > 24 {
+        return Err(format!("packs into {} bytes, more than 24", bytes.len()));
     }
+    let mut rec = [0u8; RECORD];
+    rec[..bytes.len()].copy_from_slice(bytes);
+    rec[24] = result_half_points;
+    rec[25] = pos.halfmoves().min(255) as u8;
+    let score = score.map_or(NO_SCORE, |s| s.clamp(-SCORE_CLIP, SCORE_CLIP) as i16);
+    rec[26..28].copy_from_slice(&score.to_le_bytes());
+    let fullmoves = pos.board().fullmoves().get().min(u32::from(u16::MAX)) as u16;
+    rec[28..30].copy_from_slice(&fullmoves.to_le_bytes());
+    Ok(rec)
 }
 
-/// FENs of the quiet positions of a game (see the module comment). Games a player
-/// forfeited are skipped: their result says nothing about the positions.
-pub fn quiet_positions(record: &GameRecord, skip_plies: usize) -> Vec<String> {
+/// Reads a position record back (see [`pack_record`]).
+pub fn unpack_record(rec: &[u8]) -> Result<Labelled, String> {
+    if rec.len() != RECORD {
+        return Err(format!("a record is {RECORD} bytes, got {}", rec.len()));
+    }
+    let packed = PackedSetup::try_from_bytes(&rec[..24]).map_err(|e| e.to_string())?;
+    let mut setup = packed
+        .unpack_standard()
+        .map_err(|_| "position bytes do not decode".to_string())?;
+    setup.halfmoves = u32::from(rec[25]);
+    setup.fullmoves = NonZeroU32::new(u32::from(u16::from_le_bytes([rec[28], rec[29]])))
+        .unwrap_or(NonZeroU32::MIN);
+    let board = match Chess::from_setup(setup.clone(), CastlingMode::Standard) {
+        Ok(board) => board,
+        Err(_) => Chess::from_setup(setup, CastlingMode::Chess960)
+            .map_err(|e| format!("illegal position: {e}"))?,
+    };
+    let result = match rec[24] {
+        0 => 0.0,
+        1 => 0.5,
+        2 => 1.0,
+        r => return Err(format!("result byte {r} is not 0, 1 or 2")),
+    };
+    let score = i16::from_le_bytes([rec[26], rec[27]]);
+    Ok(Labelled {
+        position: Position::from_chess(board),
+        result,
+        score: (score != NO_SCORE).then_some(i32::from(score)),
+    })
+}
+
+/// The quiet positions of a game (see the module comment), each with the score of the
+/// move played there (White's view). Games a player forfeited are skipped: their
+/// result says nothing about the positions.
+pub fn quiet_positions(record: &GameRecord, skip_plies: usize) -> Vec<(Position, i32)> {
     if record.fault.is_some() {
         return Vec::new();
     }
@@ -129,8 +231,13 @@ pub fn quiet_positions(record: &GameRecord, skip_plies: usize) -> Vec<String> {
                 .get(i - record.opening_plies)
                 .copied()
                 .flatten();
-            if !matches!(score, Some(Score::Mate(_))) {
-                out.push(pos.fen());
+            if let Some(Score::Cp(cp)) = score {
+                let white = if pos.turn() == shakmaty::Color::White {
+                    cp
+                } else {
+                    -cp
+                };
+                out.push((pos.clone(), white));
             }
         }
         pos = pos.play(m);
@@ -138,14 +245,493 @@ pub fn quiet_positions(record: &GameRecord, skip_plies: usize) -> Vec<String> {
     out
 }
 
+/// A game's block: header record and position records. Returns it with its number of
+/// positions.
+fn game_block(index: u64, record: &GameRecord, skip_plies: usize) -> (Vec<u8>, u64) {
+    let positions = quiet_positions(record, skip_plies);
+    let result = half_points(record.outcome);
+    let mut block = Vec::with_capacity(RECORD * (positions.len() + 1));
+    let mut head = [0u8; RECORD];
+    head[..4].copy_from_slice(GAME_MARK);
+    head[4..12].copy_from_slice(&index.to_le_bytes());
+    head[12..16].copy_from_slice(&(positions.len() as u32).to_le_bytes());
+    head[16] = result;
+    let plies = record.moves.len().min(usize::from(u16::MAX)) as u16;
+    head[17..19].copy_from_slice(&plies.to_le_bytes());
+    block.extend_from_slice(&head);
+    for (pos, score) in &positions {
+        block.extend_from_slice(&pack_record(pos, result, Some(*score)));
+    }
+    (block, positions.len() as u64)
+}
+
+/// The header bytes for `settings`.
+fn header(settings: &str) -> Vec<u8> {
+    let mut h = Vec::new();
+    h.extend_from_slice(MAGIC);
+    h.extend_from_slice(&VERSION.to_le_bytes());
+    h.extend_from_slice(&(settings.len() as u32).to_le_bytes());
+    h.resize(RECORD, 0);
+    h.extend_from_slice(settings.as_bytes());
+    h.resize(h.len().div_ceil(RECORD) * RECORD, 0);
+    h
+}
+
+/// What a datagen file holds, from its bytes.
+pub struct Contents {
+    pub settings: String,
+    /// Complete games.
+    pub games: u64,
+    /// Positions of the complete games.
+    pub positions: u64,
+    /// Byte length of the header and the complete games.
+    pub complete_len: u64,
+    /// Bytes after the last complete game (an interrupted write).
+    pub partial_tail: u64,
+}
+
+/// Called with each complete game's index and position records.
+pub type GameVisitor<'a> = dyn FnMut(u64, &[u8]) + 'a;
+
+/// Reads the header and walks the game blocks of a datagen file. `visit` gets each
+/// complete game's index and position records. An unfinished block at the end is
+/// reported in `partial_tail`, anything else that does not fit the format is an error.
+pub fn scan<R: Read + Seek>(
+    reader: &mut R,
+    path: &Path,
+    mut visit: Option<&mut GameVisitor>,
+) -> Result<Contents> {
+    let len = reader.seek(SeekFrom::End(0))?;
+    reader.seek(SeekFrom::Start(0))?;
+    let mut head = [0u8; RECORD];
+    let not_ours = |what: &str| {
+        anyhow::anyhow!(
+            "{} is not a datagen file of this tuner ({what}); datagen writes and continues only its own binary files",
+            path.display()
+        )
+    };
+    if len < RECORD as u64 {
+        return Err(not_ours("too short for the header"));
+    }
+    reader.read_exact(&mut head)?;
+    if &head[..8] != MAGIC {
+        let text = head
+            .iter()
+            .all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace());
+        return Err(not_ours(if text {
+            "it is text, e.g. the older `FEN | result` lines"
+        } else {
+            "unknown first bytes"
+        }));
+    }
+    let version = u32::from_le_bytes(head[8..12].try_into().expect("4 bytes"));
+    if version != VERSION {
+        bail!(
+            "{} is datagen format version {version}; this tuner reads version {VERSION}",
+            path.display()
+        );
+    }
+    let text_len = u64::from(u32::from_le_bytes(
+        head[12..16].try_into().expect("4 bytes"),
+    ));
+    let text_units = text_len.div_ceil(RECORD as u64) * RECORD as u64;
+    if RECORD as u64 + text_units > len || text_len > 1 << 16 {
+        return Err(not_ours("damaged header"));
+    }
+    let mut text = vec![0u8; text_len as usize];
+    reader.read_exact(&mut text)?;
+    let settings = String::from_utf8(text).map_err(|_| not_ours("damaged header"))?;
+    let mut offset = RECORD as u64 + text_units;
+    reader.seek(SeekFrom::Start(offset))?;
+    let (mut games, mut positions) = (0u64, 0u64);
+    let mut buf = Vec::new();
+    loop {
+        if len - offset < RECORD as u64 {
+            break;
+        }
+        let mut block = [0u8; RECORD];
+        reader.read_exact(&mut block)?;
+        let index = u64::from_le_bytes(block[4..12].try_into().expect("8 bytes"));
+        if &block[..4] != GAME_MARK || index != games || block[16] > 2 {
+            bail!(
+                "{} is damaged at byte {offset}: expected the header of game {games} there; nothing was changed",
+                path.display()
+            );
+        }
+        let count = u64::from(u32::from_le_bytes(
+            block[12..16].try_into().expect("4 bytes"),
+        ));
+        let size = RECORD as u64 * (count + 1);
+        if len - offset < size {
+            break;
+        }
+        match visit.as_deref_mut() {
+            Some(f) => {
+                buf.resize(size as usize - RECORD, 0);
+                reader.read_exact(&mut buf)?;
+                f(index, &buf);
+            }
+            None => {
+                reader.seek(SeekFrom::Current(size as i64 - RECORD as i64))?;
+            }
+        }
+        offset += size;
+        games += 1;
+        positions += count;
+    }
+    Ok(Contents {
+        settings,
+        games,
+        positions,
+        complete_len: offset,
+        partial_tail: len - offset,
+    })
+}
+
+/// The output file, positioned after its last complete game.
+struct Output {
+    file: File,
+    games: u64,
+    positions: u64,
+}
+
+impl Output {
+    /// Creates the file, or checks an existing one and cuts off an unfinished last game.
+    fn open(path: &Path, settings: &str) -> Result<Output> {
+        let exists = path.metadata().map(|m| m.len() > 0).unwrap_or(false);
+        let cannot = |e: std::io::Error| {
+            anyhow::anyhow!(
+                "cannot write the output file {}: {e} (give a path in a writable directory)",
+                path.display()
+            )
+        };
+        if !exists {
+            let mut file = OpenOptions::new()
+                .create(true)
+                .truncate(true)
+                .write(true)
+                .open(path)
+                .map_err(cannot)?;
+            file.write_all(&header(settings)).map_err(cannot)?;
+            file.sync_all().map_err(cannot)?;
+            return Ok(Output {
+                file,
+                games: 0,
+                positions: 0,
+            });
+        }
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(cannot)?;
+        let contents = scan(&mut file, path, None)?;
+        if contents.settings != settings {
+            bail!(
+                "{} was made with other settings, so this run cannot continue it (nothing was changed):\n  file: {}\n  now:  {}\nRun the same command as before to continue it, or give another --output.",
+                path.display(),
+                contents.settings,
+                settings
+            );
+        }
+        if contents.partial_tail > 0 {
+            eprintln!(
+                "datagen: {} ends in an unfinished game ({} bytes), cut off",
+                path.display(),
+                contents.partial_tail
+            );
+            file.set_len(contents.complete_len).map_err(cannot)?;
+        }
+        file.seek(SeekFrom::Start(contents.complete_len))
+            .map_err(cannot)?;
+        Ok(Output {
+            file,
+            games: contents.games,
+            positions: contents.positions,
+        })
+    }
+}
+
+/// Where game `i`'s opening comes from.
+enum Openings {
+    Book(Vec<Game>),
+    Generated { seed: u64, config: GeneratorConfig },
+}
+
+impl Openings {
+    /// Game `index`'s opening: the book's position `index` (cyclically), or one drawn
+    /// from the game's own random stream.
+    fn get(&self, index: u64, searcher: &mut Searcher) -> Result<Game> {
+        match self {
+            Openings::Book(book) => Ok(book[(index % book.len() as u64) as usize].clone()),
+            Openings::Generated { seed, config } => {
+                let mut rng = StdRng::seed_from_u64(game_seed(*seed, index));
+                for _ in 0..1000 {
+                    if let Some(game) = random_opening(&mut rng, searcher, *config) {
+                        return Ok(game);
+                    }
+                }
+                bail!(
+                    "could not generate an opening within ±{} cp after {} plies for game {index}; raise --opening-max-score",
+                    config.max_abs_score,
+                    config.plies
+                )
+            }
+        }
+    }
+}
+
+/// A finished game on its way to the writer.
+struct Finished {
+    index: u64,
+    block: Vec<u8>,
+    positions: u64,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
+    if threads == 0 {
+        bail!("--threads must be at least 1");
+    }
+    let tc = args.game.time_control()?;
+    let adjudication = args.game.adjudication();
+    let openings = match args.game.book {
+        Some(_) => Openings::Book(args.game.openings(0)?),
+        None => Openings::Generated {
+            seed: args.game.seed,
+            config: GeneratorConfig {
+                plies: args.game.opening_plies,
+                max_abs_score: args.game.opening_max_score,
+                ..GeneratorConfig::default()
+            },
+        },
+    };
+    let settings = settings_text(&args);
+    let mut out = Output::open(&args.output, &settings)?;
+    if out.games >= args.games {
+        eprintln!(
+            "datagen: {} already holds {} games ({} positions); nothing to do",
+            args.output.display(),
+            out.games,
+            out.positions
+        );
+        return Ok(());
+    }
+    eprintln!(
+        "datagen: games {}..{} of {}, {}, {threads} threads -> {}",
+        out.games,
+        args.games,
+        args.games,
+        args.game.describe(),
+        args.output.display()
+    );
+    let first = out.games;
+    let setup = Setup {
+        next: AtomicU64::new(first),
+        games: args.games,
+        stop: AtomicBool::new(false),
+        openings,
+        tc,
+        adjudication,
+        hash: args.game.hash_mb(),
+        skip_plies: args.skip_plies,
+    };
+    let mut progress = Progress::new(first, args.games, out.positions);
+    let (tx, rx) = mpsc::sync_channel::<Result<Finished>>(threads * 4);
+    let written = std::thread::scope(|scope| -> Result<()> {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let setup = &setup;
+            scope.spawn(move || setup.work(&tx));
+        }
+        drop(tx);
+        let result = write_in_order(&rx, &mut out, first, &mut progress);
+        if result.is_err() {
+            setup.stop.store(true, Ordering::Relaxed);
+            // Drain so no worker blocks on a full channel.
+            for _ in rx.iter() {}
+        }
+        result
+    });
+    progress.finish(&out);
+    written?;
+    out.file
+        .sync_all()
+        .with_context(|| format!("cannot sync {}", args.output.display()))?;
+    eprintln!(
+        "datagen: {} holds {} games, {} positions ({:.1} MB)",
+        args.output.display(),
+        out.games,
+        out.positions,
+        out.file.metadata().map_or(0, |m| m.len()) as f64 / 1e6
+    );
+    Ok(())
+}
+
+/// What the workers share.
+struct Setup {
+    next: AtomicU64,
+    games: u64,
+    stop: AtomicBool,
+    openings: Openings,
+    tc: TimeControl,
+    adjudication: Adjudication,
+    hash: usize,
+    skip_plies: usize,
+}
+
+impl Setup {
+    /// One worker: takes the next game index until all are taken, plays it with fresh
+    /// players (so the game depends on its index alone) and sends its block.
+    fn work(&self, tx: &mpsc::SyncSender<Result<Finished>>) {
+        let mut opening_searcher = Searcher::new(Params::default(), 4);
+        while !self.stop.load(Ordering::Relaxed) {
+            let index = self.next.fetch_add(1, Ordering::Relaxed);
+            if index >= self.games {
+                break;
+            }
+            let finished = self
+                .openings
+                .get(index, &mut opening_searcher)
+                .map(|opening| {
+                    let mut white = EnginePlayer::new("occam", Params::default(), self.hash);
+                    let mut black = EnginePlayer::new("occam", Params::default(), self.hash);
+                    let record = play_game(
+                        &mut white,
+                        &mut black,
+                        &opening,
+                        self.tc,
+                        &self.adjudication,
+                    );
+                    let (block, positions) = game_block(index, &record, self.skip_plies);
+                    Finished {
+                        index,
+                        block,
+                        positions,
+                    }
+                });
+            let failed = finished.is_err();
+            if tx.send(finished).is_err() || failed {
+                break;
+            }
+        }
+    }
+}
+
+/// Appends the games in index order as they arrive; each block is one write, so an
+/// interruption leaves at most one unfinished block (cut off on the next run).
+fn write_in_order(
+    rx: &mpsc::Receiver<Result<Finished>>,
+    out: &mut Output,
+    first: u64,
+    progress: &mut Progress,
+) -> Result<()> {
+    let mut pending: BTreeMap<u64, Finished> = BTreeMap::new();
+    let mut next = first;
+    for finished in rx.iter() {
+        let finished = finished?;
+        pending.insert(finished.index, finished);
+        while let Some(game) = pending.remove(&next) {
+            out.file
+                .write_all(&game.block)
+                .context("cannot append to the output file (the games written so far are kept)")?;
+            out.games += 1;
+            out.positions += game.positions;
+            next += 1;
+            progress.game(out.positions);
+        }
+    }
+    Ok(())
+}
+
+/// Progress: a bar with games/s, positions and ETA on a terminal; a line per minute
+/// otherwise (logs).
+struct Progress {
+    bar: ProgressBar,
+    interactive: bool,
+    started: Instant,
+    first: u64,
+    games: u64,
+    done: u64,
+    last_line: Instant,
+}
+
+impl Progress {
+    fn new(first: u64, games: u64, positions: u64) -> Progress {
+        let interactive = std::io::stderr().is_terminal();
+        let bar = ProgressBar::with_draw_target(
+            Some(games),
+            if interactive {
+                ProgressDrawTarget::stderr()
+            } else {
+                ProgressDrawTarget::hidden()
+            },
+        );
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{bar:30.cyan/blue} {pos}/{len} games  {per_sec}  eta {eta}  {msg}",
+            )
+            .expect("valid template"),
+        );
+        bar.set_position(first);
+        bar.reset_eta();
+        bar.set_message(format!("{positions} positions"));
+        Progress {
+            bar,
+            interactive,
+            started: Instant::now(),
+            first,
+            games,
+            done: first,
+            last_line: Instant::now(),
+        }
+    }
+
+    fn game(&mut self, positions: u64) {
+        self.done += 1;
+        self.bar.inc(1);
+        self.bar.set_message(format!("{positions} positions"));
+        if !self.interactive
+            && (self.last_line.elapsed() >= Duration::from_secs(60) || self.done == self.games)
+        {
+            self.last_line = Instant::now();
+            eprintln!("datagen: {}", self.line(positions));
+        }
+    }
+
+    fn line(&self, positions: u64) -> String {
+        let secs = self.started.elapsed().as_secs_f64().max(1e-9);
+        let rate = (self.done - self.first) as f64 / secs;
+        let eta = if rate > 0.0 {
+            (self.games - self.done) as f64 / rate
+        } else {
+            0.0
+        };
+        format!(
+            "{}/{} games, {positions} positions, {rate:.2} games/s, eta {:.0} s",
+            self.done, self.games, eta
+        )
+    }
+
+    fn finish(&self, out: &Output) {
+        self.bar.finish_and_clear();
+        let secs = self.started.elapsed().as_secs_f64();
+        eprintln!(
+            "datagen: {} in {secs:.1} s this run",
+            self.line(out.positions)
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::games::{Adjudication, TimeControl};
+    use clap::Parser;
     use occam::position::Game;
 
     #[test]
-    fn quiet_positions_skip_opening_checks_and_captures() {
+    fn quiet_positions_skip_opening_checks_and_captures_and_carry_white_scores() {
         let mut a = EnginePlayer::new("a", Params::default(), 1);
         let mut b = EnginePlayer::new("b", Params::default(), 1);
         let mut opening = Game::new(Position::startpos());
@@ -157,21 +743,180 @@ mod tests {
             ..Adjudication::default()
         };
         let record = play_game(&mut a, &mut b, &opening, TimeControl::Nodes(300), &adj);
-        let fens = quiet_positions(&record, 4);
-        assert!(!fens.is_empty());
-        assert!(fens.len() <= record.moves.len() - 2 - 4);
-        // Replaying the game, every kept position is one of the game's, quiet and not in check.
+        let kept = quiet_positions(&record, 4);
+        assert!(!kept.is_empty());
+        assert!(kept.len() <= record.moves.len() - 2 - 4);
+        // Replaying the game, every kept position is one of the game's, quiet and not in
+        // check, with the mover's score turned to White's view.
         let mut pos = record.start.clone();
-        let mut seen = Vec::new();
+        let mut seen = 0;
         for (i, &m) in record.moves.iter().enumerate() {
-            if fens.contains(&pos.fen()) {
+            if let Some((_, score)) = kept.iter().find(|(p, _)| *p == pos) {
                 assert!(i >= 6 && !pos.is_check() && !m.is_capture(), "ply {i}");
-                seen.push(pos.fen());
+                let Some(Score::Cp(mover)) = record.scores[i - 2] else {
+                    panic!("kept without a cp score")
+                };
+                let white = if pos.turn() == shakmaty::Color::White {
+                    mover
+                } else {
+                    -mover
+                };
+                assert_eq!(*score, white);
+                seen += 1;
             }
             pos = pos.play(m);
         }
-        assert_eq!(seen.len(), fens.len());
-        assert_eq!(result_text(Outcome::Draw), "0.5");
+        assert_eq!(seen, kept.len());
+    }
+
+    #[test]
+    fn records_round_trip_with_castling_en_passant_counters_and_scores() {
+        for (fen, result, score) in [
+            (occam::position::START_FEN, 2u8, Some(35)),
+            // Legal en passant (d5 pawn can take e6), castling rights on one side.
+            (
+                "r3k2r/pppp1ppp/8/3Pp3/8/8/PPP2PPP/R3K2R w Kq e6 0 12",
+                1,
+                Some(-20_000),
+            ),
+            ("8/5pk1/6p1/8/3B4/6P1/5PK1/2b5 b - - 37 140", 0, None),
+        ] {
+            let pos = Position::from_fen(fen, false).unwrap();
+            let rec = pack_record(&pos, result, score);
+            let back = unpack_record(&rec).unwrap();
+            assert_eq!(back.position.fen(), pos.fen(), "{fen}");
+            assert_eq!(back.result, f64::from(result) / 2.0);
+            assert_eq!(back.score, score);
+        }
+        // Mates are never stored; large scores are clipped.
+        let pos = Position::startpos();
+        let back = unpack_record(&pack_record(&pos, 1, Some(99_999))).unwrap();
+        assert_eq!(back.score, Some(SCORE_CLIP));
+        let mut bad = pack_record(&pos, 1, None);
+        bad[24] = 7;
+        assert!(unpack_record(&bad).unwrap_err().contains("result"));
+    }
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn args_with(out: &Path, games: u64, nodes: u64, threads: usize) -> Args {
+        let (games, nodes, threads) = (games.to_string(), nodes.to_string(), threads.to_string());
+        let argv = [
+            "datagen",
+            "-o",
+            out.to_str().unwrap(),
+            "--nodes",
+            &nodes,
+            "--max-plies",
+            "24",
+            "--skip-plies",
+            "2",
+            "--threads",
+            &threads,
+            "--seed",
+            "5",
+            "--games",
+            &games,
+        ];
+        Cli::try_parse_from(argv).unwrap().args
+    }
+
+    fn args(out: &Path, games: u64) -> Args {
+        args_with(out, games, 150, 2)
+    }
+
+    /// Every complete game's (index, position records) of a file.
+    fn games_of(path: &Path) -> Vec<(u64, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut f = File::open(path).unwrap();
+        scan(
+            &mut f,
+            path,
+            Some(&mut |i, recs: &[u8]| out.push((i, recs.to_vec()))),
+        )
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn a_killed_run_resumes_to_the_same_positions_as_an_uninterrupted_one() {
+        let dir = crate::test_util::scratch_dir("datagen-resume");
+        let whole = dir.join("whole.bin");
+        run(args(&whole, 6)).unwrap();
+        let reference = games_of(&whole);
+        assert_eq!(
+            reference.iter().map(|g| g.0).collect::<Vec<_>>(),
+            (0..6).collect::<Vec<_>>()
+        );
+        assert!(reference.iter().any(|g| !g.1.is_empty()));
+        // Simulated kill: the file cut in the middle of game 4's block.
+        let cut = dir.join("cut.bin");
+        let bytes = std::fs::read(&whole).unwrap();
+        let block = |g: usize| RECORD + reference[g].1.len();
+        let end_of_four = bytes.len() - block(5);
+        std::fs::write(&cut, &bytes[..end_of_four - 3]).unwrap();
+        let mut f = File::open(&cut).unwrap();
+        let partial = scan(&mut f, &cut, None).unwrap();
+        assert_eq!(
+            (partial.games, partial.partial_tail),
+            (4, block(4) as u64 - 3)
+        );
+        // Same command again: continues at game 4 (one thread this time: the threads
+        // do not change the games).
+        run(args_with(&cut, 6, 150, 1)).unwrap();
+        assert_eq!(std::fs::read(&cut).unwrap(), bytes);
+        // Asking for more games extends the file with games 6.. of the same seed.
+        run(args(&cut, 7)).unwrap();
+        let longer = games_of(&cut);
+        assert_eq!(longer.len(), 7);
+        assert_eq!(&longer[..6], &reference[..]);
+        // A complete file is left alone.
+        run(args(&cut, 7)).unwrap();
+        assert_eq!(games_of(&cut).len(), 7);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn foreign_damaged_or_other_settings_files_are_refused_unchanged() {
+        let dir = crate::test_util::scratch_dir("datagen-refuse");
+        let text = dir.join("legacy.txt");
+        let legacy = "4k3/8/8/8/8/8/PP4PP/4K3 w - - 0 1 | 1.0\n";
+        std::fs::write(&text, legacy).unwrap();
+        let err = run(args(&text, 2)).unwrap_err().to_string();
+        assert!(
+            err.contains("not a datagen file") && err.contains("text"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&text).unwrap(), legacy);
+
+        let data = dir.join("data.bin");
+        run(args(&data, 2)).unwrap();
+        let before = std::fs::read(&data).unwrap();
+        let err = run(args_with(&data, 3, 151, 2)).unwrap_err().to_string();
+        assert!(
+            err.contains("other settings") && err.contains("nodes=150"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&data).unwrap(), before);
+
+        // A damaged game header in the middle (not an unfinished end) is an error.
+        let mut damaged = before.clone();
+        let header_len = header(&settings_text(&args(&data, 2))).len();
+        damaged[header_len] = b'X';
+        std::fs::write(&data, &damaged).unwrap();
+        let err = run(args(&data, 3)).unwrap_err().to_string();
+        assert!(err.contains("damaged") && err.contains("game 0"), "{err}");
+        assert_eq!(std::fs::read(&data).unwrap(), damaged);
+
+        let err = run(args(&dir.join("no/such/dir/x.bin"), 1))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("cannot write the output file"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
 
@@ -186,6 +931,7 @@ mod eval_match {
     use crate::games::{Adjudication, TimeControl, pair_score};
     use crate::openings::{GeneratorConfig, generate};
     use crate::params_file::ParamFile;
+    use rayon::prelude::*;
 
     fn load(path: &str) -> Params {
         let file = ParamFile::load(std::path::Path::new(path)).unwrap();

@@ -41,35 +41,42 @@ pub fn generate(count: usize, seed: u64, config: GeneratorConfig) -> Vec<Game> {
     let mut attempts = 0usize;
     while openings.len() < count && attempts < count * 200 + 1000 {
         attempts += 1;
-        let mut game = Game::new(Position::startpos());
-        let mut ok = true;
-        for _ in 0..config.plies {
-            let moves = game.position.legal_moves();
-            if moves.is_empty() {
-                ok = false;
-                break;
-            }
-            let m = moves[rng.random_range(0..moves.len())];
-            game.play(m);
-        }
-        if !ok
-            || game.end().is_some()
-            || game.position.is_check()
-            || !seen.insert(game.position.hash())
+        if let Some(game) = random_opening(&mut rng, &mut searcher, config)
+            && seen.insert(game.position.hash())
         {
-            continue;
-        }
-        let limits = Limits {
-            nodes: Some(config.check_nodes),
-            ..Limits::default()
-        };
-        searcher.clear();
-        let result = searcher.search(&game, &limits, &Control::default(), &mut |_| {});
-        if matches!(result.score, Score::Cp(cp) if cp.abs() <= config.max_abs_score) {
             openings.push(game);
         }
     }
     openings
+}
+
+/// One attempt at a near-balanced opening: `config.plies` random legal plies, kept
+/// when the game is not over, not in check, and a shallow search scores it within
+/// `config.max_abs_score`.
+pub fn random_opening(
+    rng: &mut StdRng,
+    searcher: &mut Searcher,
+    config: GeneratorConfig,
+) -> Option<Game> {
+    let mut game = Game::new(Position::startpos());
+    for _ in 0..config.plies {
+        let moves = game.position.legal_moves();
+        if moves.is_empty() {
+            return None;
+        }
+        let m = moves[rng.random_range(0..moves.len())];
+        game.play(m);
+    }
+    if game.end().is_some() || game.position.is_check() {
+        return None;
+    }
+    let limits = Limits {
+        nodes: Some(config.check_nodes),
+        ..Limits::default()
+    };
+    searcher.clear();
+    let result = searcher.search(&game, &limits, &Control::default(), &mut |_| {});
+    matches!(result.score, Score::Cp(cp) if cp.abs() <= config.max_abs_score).then_some(game)
 }
 
 /// Reads an opening book: EPD (one position per line: the four FEN fields, then
