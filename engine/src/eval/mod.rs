@@ -16,6 +16,7 @@ pub mod features;
 mod pawns;
 #[cfg(test)]
 mod tests;
+mod threats;
 
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
@@ -418,7 +419,7 @@ impl Evaluator {
         };
 
         // Attack maps of both sides: pawns and king here, the pieces in `side_terms`;
-        // king danger reads both.
+        // king danger and threats read both.
         let mut maps = [AttackMap::default(); 2];
         for color in Color::ALL {
             maps[color as usize] = AttackMap::pawns_and_king(board, color);
@@ -430,6 +431,10 @@ impl Evaluator {
         }
         for color in Color::ALL {
             score += signed(color, self.king_danger(board, color, &maps, t));
+            score += signed(
+                color,
+                threats::evaluate(&self.weights, board, color, &maps, t),
+            );
         }
 
         // Tempo
@@ -459,25 +464,14 @@ impl Evaluator {
             s += w[feature] * n;
             t.add(section, feature, us, n);
         };
-        let enemy = board.by_color(them).0;
         let own_pawns = (board.pawns() & board.by_color(us)).0;
         let enemy_pawns = (board.pawns() & board.by_color(them)).0;
         let all_pawns = own_pawns | enemy_pawns;
         let king = board.king_of(us).expect("legal positions have kings");
         let enemy_king = board.king_of(them).expect("legal positions have kings");
         let occ = Bitboard(occupied);
-        let enemy_queens = (board.queens() & board.by_color(them)).0;
-        let enemy_rooks_queens = enemy_queens | (board.rooks() & board.by_color(them)).0;
 
-        // Threats by pawns
-        let our_pawn_attacks = pawn_attacks(us, own_pawns);
-        let enemy_pieces = enemy & !enemy_pawns & !board.kings().0;
-        let n = (our_pawn_attacks & enemy_pieces).count_ones() as i32;
-        if n > 0 {
-            add(Section::Threats, f::THREAT_BY_PAWN, n, t);
-        }
-
-        // Mobility, king attacks, threats by pieces, knight tropism, rooks and majors
+        // Mobility, king attacks, knight tropism, rooks and majors
         // Mobility area: not attacked by enemy pawns, not our king, not an own pawn that
         // cannot push. Other own pieces count (a piece that protects them is not trapped).
         let blocked_pawns = match us {
@@ -516,24 +510,15 @@ impl Evaluator {
                 }
                 let sq_bb = 1u64 << sq as u32;
                 match role {
-                    Role::Knight | Role::Bishop => {
-                        let n = (attacks & enemy_rooks_queens).count_ones() as i32;
-                        if n > 0 {
-                            add(Section::Threats, f::THREAT_BY_MINOR, n, t);
-                        }
-                        if role == Role::Knight {
-                            add(
-                                Section::KnightTropism,
-                                f::KNIGHT_TROPISM,
-                                -(sq.distance(enemy_king) as i32),
-                                t,
-                            );
-                        }
+                    Role::Knight => {
+                        add(
+                            Section::KnightTropism,
+                            f::KNIGHT_TROPISM,
+                            -(sq.distance(enemy_king) as i32),
+                            t,
+                        );
                     }
                     Role::Rook => {
-                        if attacks & enemy_queens != 0 {
-                            add(Section::Threats, f::THREAT_BY_ROOK, 1, t);
-                        }
                         let file = pawns::FILE_A << (sq as usize % 8);
                         if file & all_pawns == 0 {
                             add(Section::RookFiles, f::ROOK_OPEN_FILE, 1, t);
