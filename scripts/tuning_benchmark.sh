@@ -14,8 +14,9 @@
 #   THREADS=2         SPSA worker threads      CONCURRENCY=$THREADS   match concurrency
 #   MATCH_PAIRS=300   pairs of each match      SEED=1          SPSA seed (MATCH_SEED=SEED+1000:
 #                                                              the matches use other openings)
-#   R_END=            if set, the r_end of the ten detuned parameters (the past manual run
-#                     used 0.01); empty = the values in params/search.json
+#   R_END=0.01        r_end of the ten detuned parameters; R_END= (empty) keeps the file's
+#                     0.002, which is meant for long tunes (tens of thousands of pairs):
+#                     its steps are too small to judge within this budget
 #   TUNER=            tuner binary [default: target/release/tuner, built first]
 #   EXTRA_ARGS=       more game options for every tune and match, e.g. "--max-plies 120"
 #   KEEP=1            keep the work directory (files, journal, logs) and print its path
@@ -31,7 +32,7 @@ CONCURRENCY=${CONCURRENCY:-$THREADS}
 MATCH_PAIRS=${MATCH_PAIRS:-300}
 SEED=${SEED:-1}
 MATCH_SEED=${MATCH_SEED:-$((SEED + 1000))}
-R_END=${R_END:-}
+R_END=${R_END-0.01}
 EXTRA_ARGS=${EXTRA_ARGS:-}
 
 fail() {
@@ -56,9 +57,14 @@ fi
 [[ -x $TUNER ]] || fail "no tuner binary at $TUNER"
 
 # The fixed detune: parameter and offset from its value in params/search.json (clamped
-# to [min, max]). Both directions, ~6-20 c_end each; the past manual run lost ~244 Elo.
-DETUNE="rfp_margin:+60 lmr_base:-60 lmr_div:+150 fp_base:+150 fp_depth:-50 \
-qs_delta_margin:+400 see_pawn:+60 see_knight:-100 see_rook:+200 see_queen:-250"
+# to [min, max]), 6-17 c_end each, all towards pruning and reducing too much and wrong
+# SEE values. It costs about 190 Elo at 1000 nodes (harsh1 below: -190.1 +/- 27.4 over
+# 600 games on main 613a770). The earlier table (the other direction for the margins)
+# cost ~244 Elo on the search of early 2026-11 but only -22 +/- 25 after the histories
+# and king danger made the search more forgiving of wide margins: a loss that small
+# makes "% recovered" a ratio of two noises, so the table was made harsher.
+DETUNE="rfp_margin:-55 fp_base:-100 fp_depth:-70 lmr_base:+100 lmr_div:-105 \
+qs_delta_margin:-200 see_pawn:+100 see_knight:-150 see_rook:+300 see_queen:-300"
 NAMES=$(tr ' ' '\n' <<<"$DETUNE" | cut -d: -f1 | paste -sd, -)
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/occam-tuning-benchmark.XXXXXX")
