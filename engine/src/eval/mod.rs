@@ -13,6 +13,7 @@
 //! [`Evaluator::psq_table`]; other positions are summed here.
 
 pub mod features;
+mod passed;
 mod pawns;
 #[cfg(test)]
 mod tests;
@@ -419,14 +420,14 @@ impl Evaluator {
         };
 
         // Attack maps of both sides: pawns and king here, the pieces in `side_terms`;
-        // king danger and threats read both.
+        // king danger, threats and passed pawns read both.
         let mut maps = [AttackMap::default(); 2];
         for color in Color::ALL {
             maps[color as usize] = AttackMap::pawns_and_king(board, color);
         }
         for color in Color::ALL {
             let map = &mut maps[color as usize];
-            let side = self.side_terms(board, color, passed, occupied, map, t);
+            let side = self.side_terms(board, color, occupied, map, t);
             score += signed(color, side);
         }
         for color in Color::ALL {
@@ -435,6 +436,9 @@ impl Evaluator {
                 color,
                 threats::evaluate(&self.weights, board, color, &maps, t),
             );
+            let ours = passed[if color == Color::White { 0 } else { 1 }];
+            let p = passed::evaluate(&self.weights, board, color, ours, &maps, t);
+            score += signed(color, p);
         }
 
         // Tempo
@@ -452,7 +456,6 @@ impl Evaluator {
         &self,
         board: &Board,
         us: Color,
-        passed: [u64; 2],
         occupied: u64,
         map: &mut AttackMap,
         t: &mut T,
@@ -580,29 +583,6 @@ impl Evaluator {
             }
         }
 
-        // Passed pawns: free path and king distances
-        let mut bb = passed[if us == Color::White { 0 } else { 1 }];
-        let ci = us as usize ^ 1;
-        while bb != 0 {
-            let sq = bb.trailing_zeros() as usize;
-            bb &= bb - 1;
-            if pawns::FRONT[ci][sq] & occupied == 0 {
-                add(Section::PassedPawns, f::PAWN_PASSED_FREE_PATH, 1, t);
-            }
-            let stop = Square::new(if us == Color::White { sq + 8 } else { sq - 8 } as u32);
-            add(
-                Section::PassedPawns,
-                f::PAWN_PASSED_KING_OWN,
-                stop.distance(king) as i32,
-                t,
-            );
-            add(
-                Section::PassedPawns,
-                f::PAWN_PASSED_KING_ENEMY,
-                stop.distance(enemy_king) as i32,
-                t,
-            );
-        }
         s
     }
 

@@ -63,21 +63,47 @@ fn pawn_structure_terms() {
     // Backward: Black d6 has its only neighbour c5 in front, and d5 is covered by c4/e4.
     let fen = "4k3/8/3p4/2p5/2P1P3/8/8/4K3 b - - 0 1";
     assert_eq!(count(fen, f::PAWN_BACKWARD), (0, 1));
-    // Passed pawns by rank, free path, king distances.
+    // Passed pawns by rank.
     let fen = "4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1";
     // g2 is Black's relative rank 7 too.
     assert_eq!(count(fen, f::PAWN_PASSED_RANK[5]), (1, 1));
-    assert_eq!(count(fen, f::PAWN_PASSED_FREE_PATH), (1, 1));
-    // b7 stop square b8: own king e1 is 7 away, enemy king e8 is 3 away.
-    // g2 stop square g1: own king e8 is 7 away, enemy king e1 is 2 away.
-    assert_eq!(count(fen, f::PAWN_PASSED_KING_OWN), (7, 7));
-    assert_eq!(count(fen, f::PAWN_PASSED_KING_ENEMY), (3, 2));
-    // A blocked passer has no free path; a pawn facing an enemy pawn is not passed.
-    let fen = "4k3/8/1n6/1P6/8/8/8/4K3 w - - 0 1";
-    assert_eq!(count(fen, f::PAWN_PASSED_RANK[3]), (1, 0));
-    assert_eq!(count(fen, f::PAWN_PASSED_FREE_PATH), (0, 0));
     let fen = "4k3/8/2p5/1P6/8/8/8/4K3 w - - 0 1";
     assert_eq!(count(fen, f::PAWN_PASSED_RANK[3]), (0, 0));
+}
+
+#[test]
+fn passed_pawns_advance_king_distance_and_path() {
+    // b7 and g2 (both relative rank 7, index 5): stop squares b8 and g1 empty and
+    // unattacked, paths clear.
+    let fen = "4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PAWN_PASSED_ADVANCE_RANK[5]), (1, 1));
+    assert_eq!(count(fen, f::PAWN_PASSED_SAFE_ADVANCE_RANK[5]), (1, 1));
+    assert_eq!(count(fen, f::PAWN_PASSED_SAFE_PATH), (1, 1));
+    // b7 stop square b8: own king e1 is 7 away, enemy king e8 is 3 away.
+    // g2 stop square g1: own king e8 is 7 away, enemy king e1 is 2 away.
+    assert_eq!(count(fen, f::PAWN_PASSED_KING_OWN_RANK[5]), (7, 7));
+    assert_eq!(count(fen, f::PAWN_PASSED_KING_ENEMY_RANK[5]), (3, 2));
+    assert_eq!(count(fen, f::PAWN_PASSED_KING_ENEMY_RANK[4]), (0, 0));
+    // Blockaded b5 (relative rank 5, index 3): counted by rank, cannot advance.
+    let fen = "4k3/8/1n6/1P6/8/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PAWN_PASSED_RANK[3]), (1, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_ADVANCE_RANK[3]), (0, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_SAFE_PATH), (0, 0));
+    // Stop square b6 empty but covered by the knight a8: can advance, not safely,
+    // and the path is not safe.
+    let fen = "n3k3/8/8/1P6/8/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PAWN_PASSED_ADVANCE_RANK[3]), (1, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_SAFE_ADVANCE_RANK[3]), (0, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_SAFE_PATH), (0, 0));
+    // Without the knight all three count; a rank-7 king-distance nudge moves the
+    // endgame score by exactly distance * nudge.
+    let fen = "4k3/8/8/1P6/8/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PAWN_PASSED_SAFE_ADVANCE_RANK[3]), (1, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_SAFE_PATH), (1, 0));
+    let base = eval_with(&Params::default(), fen);
+    // b6 to the black king e8: 3 squares; phase 0.
+    let gain = eval_with(&nudged(f::PAWN_PASSED_KING_ENEMY_RANK[3], f::EG, 5), fen) - base;
+    assert_eq!(gain, 15);
 }
 
 #[test]
@@ -429,6 +455,10 @@ fn evaluation_is_exactly_colour_symmetric() {
         "4k3/8/3n4/8/4P3/3P4/8/4K3 b - - 0 1",
         "3rk3/8/8/8/3N4/4P3/8/4K3 w - - 0 1",
         "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+        // Passed pawns: blockaded, unsafe stop square, clear path.
+        "4k3/8/1n6/1P6/8/8/6p1/4K3 w - - 0 1",
+        "n3k3/8/8/1P6/4p3/8/8/4K3 b - - 0 1",
+        "4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1",
     ] {
         positions.push(pos(fen));
     }
