@@ -13,9 +13,11 @@
 //! [`Evaluator::psq_table`]; other positions are summed here.
 
 pub mod features;
+mod passed;
 mod pawns;
 #[cfg(test)]
 mod tests;
+mod threats;
 
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
@@ -433,18 +435,25 @@ impl Evaluator {
         };
 
         // Attack maps of both sides: pawns and king here, the pieces in `side_terms`;
-        // king danger reads both.
+        // king danger, threats and passed pawns read both.
         let mut maps = [AttackMap::default(); 2];
         for color in Color::ALL {
             maps[color as usize] = AttackMap::pawns_and_king(board, color);
         }
         for color in Color::ALL {
             let map = &mut maps[color as usize];
-            let side = self.side_terms(board, color, passed, occupied, map, t);
+            let side = self.side_terms(board, color, occupied, map, t);
             score += signed(color, side);
         }
         for color in Color::ALL {
             score += signed(color, self.king_danger(board, color, &maps, t));
+            score += signed(
+                color,
+                threats::evaluate(&self.weights, board, color, &maps, t),
+            );
+            let ours = passed[if color == Color::White { 0 } else { 1 }];
+            let p = passed::evaluate(&self.weights, board, color, ours, &maps, t);
+            score += signed(color, p);
         }
 
         // Tempo
@@ -462,7 +471,6 @@ impl Evaluator {
         &self,
         board: &Board,
         us: Color,
-        passed: [u64; 2],
         occupied: u64,
         map: &mut AttackMap,
         t: &mut T,
@@ -476,25 +484,14 @@ impl Evaluator {
             s += w[feature] * n;
             t.add(section, feature, us, n);
         };
-        let enemy = board.by_color(them).0;
         let own_pawns = (board.pawns() & board.by_color(us)).0;
         let enemy_pawns = (board.pawns() & board.by_color(them)).0;
         let all_pawns = own_pawns | enemy_pawns;
         let king = board.king_of(us).expect("legal positions have kings");
         let enemy_king = board.king_of(them).expect("legal positions have kings");
         let occ = Bitboard(occupied);
-        let enemy_queens = (board.queens() & board.by_color(them)).0;
-        let enemy_rooks_queens = enemy_queens | (board.rooks() & board.by_color(them)).0;
 
-        // Threats by pawns
-        let our_pawn_attacks = pawn_attacks(us, own_pawns);
-        let enemy_pieces = enemy & !enemy_pawns & !board.kings().0;
-        let n = (our_pawn_attacks & enemy_pieces).count_ones() as i32;
-        if n > 0 {
-            add(Section::Threats, f::THREAT_BY_PAWN, n, t);
-        }
-
-        // Mobility, king attacks, threats by pieces, knight tropism, rooks and majors
+        // Mobility, king attacks, knight tropism, rooks and majors
         // Mobility area: not attacked by enemy pawns, not our king, not an own pawn that
         // cannot push. Other own pieces count (a piece that protects them is not trapped).
         let blocked_pawns = match us {
@@ -539,24 +536,15 @@ impl Evaluator {
                 }
                 let sq_bb = 1u64 << sq as u32;
                 match role {
-                    Role::Knight | Role::Bishop => {
-                        let n = (attacks & enemy_rooks_queens).count_ones() as i32;
-                        if n > 0 {
-                            add(Section::Threats, f::THREAT_BY_MINOR, n, t);
-                        }
-                        if role == Role::Knight {
-                            add(
-                                Section::KnightTropism,
-                                f::KNIGHT_TROPISM,
-                                -(sq.distance(enemy_king) as i32),
-                                t,
-                            );
-                        }
+                    Role::Knight => {
+                        add(
+                            Section::KnightTropism,
+                            f::KNIGHT_TROPISM,
+                            -(sq.distance(enemy_king) as i32),
+                            t,
+                        );
                     }
                     Role::Rook => {
-                        if attacks & enemy_queens != 0 {
-                            add(Section::Threats, f::THREAT_BY_ROOK, 1, t);
-                        }
                         let file = pawns::FILE_A << (sq as usize % 8);
                         if file & all_pawns == 0 {
                             add(Section::RookFiles, f::ROOK_OPEN_FILE, 1, t);
@@ -618,29 +606,6 @@ impl Evaluator {
             }
         }
 
-        // Passed pawns: free path and king distances
-        let mut bb = passed[if us == Color::White { 0 } else { 1 }];
-        let ci = us as usize ^ 1;
-        while bb != 0 {
-            let sq = bb.trailing_zeros() as usize;
-            bb &= bb - 1;
-            if pawns::FRONT[ci][sq] & occupied == 0 {
-                add(Section::PassedPawns, f::PAWN_PASSED_FREE_PATH, 1, t);
-            }
-            let stop = Square::new(if us == Color::White { sq + 8 } else { sq - 8 } as u32);
-            add(
-                Section::PassedPawns,
-                f::PAWN_PASSED_KING_OWN,
-                stop.distance(king) as i32,
-                t,
-            );
-            add(
-                Section::PassedPawns,
-                f::PAWN_PASSED_KING_ENEMY,
-                stop.distance(enemy_king) as i32,
-                t,
-            );
-        }
         s + mobility_sum
     }
 

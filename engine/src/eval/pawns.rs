@@ -1,8 +1,8 @@
 //! Pawn structure: isolated, doubled, backward, connected (defended), phalanx and
 //! passed pawns by rank. These depend on the pawns alone, so the result is cached
 //! in a small pawn hash table keyed by both pawn bitboards (an exact key: no
-//! collisions). Passed-pawn terms that depend on other pieces (free path, king
-//! distance) are scored each time from the cached passed-pawn sets.
+//! collisions). Passed-pawn terms that depend on other pieces (advance, king
+//! distance, path) are scored each time from the cached passed-pawn sets (`passed.rs`).
 
 use super::features::{self as f, Section};
 use super::{S, Tracer};

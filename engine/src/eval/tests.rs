@@ -63,21 +63,47 @@ fn pawn_structure_terms() {
     // Backward: Black d6 has its only neighbour c5 in front, and d5 is covered by c4/e4.
     let fen = "4k3/8/3p4/2p5/2P1P3/8/8/4K3 b - - 0 1";
     assert_eq!(count(fen, f::PAWN_BACKWARD), (0, 1));
-    // Passed pawns by rank, free path, king distances.
+    // Passed pawns by rank.
     let fen = "4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1";
     // g2 is Black's relative rank 7 too.
     assert_eq!(count(fen, f::PAWN_PASSED_RANK[5]), (1, 1));
-    assert_eq!(count(fen, f::PAWN_PASSED_FREE_PATH), (1, 1));
-    // b7 stop square b8: own king e1 is 7 away, enemy king e8 is 3 away.
-    // g2 stop square g1: own king e8 is 7 away, enemy king e1 is 2 away.
-    assert_eq!(count(fen, f::PAWN_PASSED_KING_OWN), (7, 7));
-    assert_eq!(count(fen, f::PAWN_PASSED_KING_ENEMY), (3, 2));
-    // A blocked passer has no free path; a pawn facing an enemy pawn is not passed.
-    let fen = "4k3/8/1n6/1P6/8/8/8/4K3 w - - 0 1";
-    assert_eq!(count(fen, f::PAWN_PASSED_RANK[3]), (1, 0));
-    assert_eq!(count(fen, f::PAWN_PASSED_FREE_PATH), (0, 0));
     let fen = "4k3/8/2p5/1P6/8/8/8/4K3 w - - 0 1";
     assert_eq!(count(fen, f::PAWN_PASSED_RANK[3]), (0, 0));
+}
+
+#[test]
+fn passed_pawns_advance_king_distance_and_path() {
+    // b7 and g2 (both relative rank 7, index 5): stop squares b8 and g1 empty and
+    // unattacked, paths clear.
+    let fen = "4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PAWN_PASSED_ADVANCE_RANK[5]), (1, 1));
+    assert_eq!(count(fen, f::PAWN_PASSED_SAFE_ADVANCE_RANK[5]), (1, 1));
+    assert_eq!(count(fen, f::PAWN_PASSED_SAFE_PATH), (1, 1));
+    // b7 stop square b8: own king e1 is 7 away, enemy king e8 is 3 away.
+    // g2 stop square g1: own king e8 is 7 away, enemy king e1 is 2 away.
+    assert_eq!(count(fen, f::PAWN_PASSED_KING_OWN_RANK[5]), (7, 7));
+    assert_eq!(count(fen, f::PAWN_PASSED_KING_ENEMY_RANK[5]), (3, 2));
+    assert_eq!(count(fen, f::PAWN_PASSED_KING_ENEMY_RANK[4]), (0, 0));
+    // Blockaded b5 (relative rank 5, index 3): counted by rank, cannot advance.
+    let fen = "4k3/8/1n6/1P6/8/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PAWN_PASSED_RANK[3]), (1, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_ADVANCE_RANK[3]), (0, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_SAFE_PATH), (0, 0));
+    // Stop square b6 empty but covered by the knight a8: can advance, not safely,
+    // and the path is not safe.
+    let fen = "n3k3/8/8/1P6/8/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PAWN_PASSED_ADVANCE_RANK[3]), (1, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_SAFE_ADVANCE_RANK[3]), (0, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_SAFE_PATH), (0, 0));
+    // Without the knight all three count; a rank-7 king-distance nudge moves the
+    // endgame score by exactly distance * nudge.
+    let fen = "4k3/8/8/1P6/8/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PAWN_PASSED_SAFE_ADVANCE_RANK[3]), (1, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_SAFE_PATH), (1, 0));
+    let base = eval_with(&Params::default(), fen);
+    // b6 to the black king e8: 3 squares; phase 0.
+    let gain = eval_with(&nudged(f::PAWN_PASSED_KING_ENEMY_RANK[3], f::EG, 5), fen) - base;
+    assert_eq!(gain, 15);
 }
 
 #[test]
@@ -226,16 +252,67 @@ fn king_danger_counts_attackers_zone_weak_squares_and_checks() {
 }
 
 #[test]
-fn threats_mobility_and_tempo() {
-    // White pawn d4 attacks the knight e5 and bishop c5; knight on f3 attacks... none.
+fn threats_by_attacker_and_defence() {
+    // Pawn d4 attacks the bishop c5 and the knight e5.
     let fen = "4k3/8/8/2b1n3/3P4/8/8/4K3 w - - 0 1";
-    assert_eq!(count(fen, f::THREAT_BY_PAWN), (2, 0));
-    // Knight c3 attacks the rook on d5 and the queen on b5... use a bishop on the queen.
-    let fen = "4k3/8/8/1q1r4/8/2N5/8/4K2R w - - 0 1";
-    assert_eq!(count(fen, f::THREAT_BY_MINOR), (2, 0));
-    // Rook h1 attacks the queen h5; the queen attacks it back (no rook threat by Black).
+    assert_eq!(count(fen, f::THREAT_MINOR_BY_PAWN), (0, 2));
+    // Bishop a5 attacks the knight c3 (the knight does not attack back).
+    let fen = "4k3/8/8/b7/8/2N5/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::THREAT_MINOR_BY_MINOR), (1, 0));
+    // Rook d8 attacks the undefended knight d4; a pawn on e3 defends it (not weak),
+    // which leaves it attacked once and defended once: overloaded.
+    let fen = "3rk3/8/8/8/3N4/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::THREAT_MINOR_BY_MAJOR), (1, 0));
+    assert_eq!(count(fen, f::THREAT_OVERLOADED), (0, 0));
+    let fen = "3rk3/8/8/8/3N4/4P3/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::THREAT_MINOR_BY_MAJOR), (0, 0));
+    assert_eq!(count(fen, f::THREAT_OVERLOADED), (1, 0));
+    // Knight c3 attacks the rook d1 (a lesser attacker: defence does not matter).
+    let fen = "4k3/8/8/8/8/2n5/8/3RK3 w - - 0 1";
+    assert_eq!(count(fen, f::THREAT_ROOK_BY_LESSER), (1, 0));
+    // The black king attacks the undefended bishop d7, then the undefended rook d7.
+    let fen = "4k3/3B4/8/8/8/8/8/4K3 b - - 0 1";
+    assert_eq!(count(fen, f::THREAT_MINOR_BY_KING), (1, 0));
+    let fen = "4k3/3R4/8/8/8/8/8/4K3 b - - 0 1";
+    assert_eq!(count(fen, f::THREAT_ROOK_BY_KING), (1, 0));
+    let fen = "4k3/3R4/8/8/8/8/8/3RK3 b - - 0 1";
+    assert_eq!(count(fen, f::THREAT_ROOK_BY_KING), (0, 0));
+    // Rook h1 attacks the queen h5 (and the queen the rook, which no term counts).
     let fen = "4k3/8/8/7q/8/8/8/4K2R w - - 0 1";
-    assert_eq!(count(fen, f::THREAT_BY_ROOK), (1, 0));
+    assert_eq!(count(fen, f::THREAT_QUEEN_ATTACKED), (0, 1));
+    assert_eq!(count(fen, f::THREAT_ROOK_BY_LESSER), (0, 0));
+    // Knight d6 attacks the undefended pawn e4: weak; defended by d3: not weak.
+    let fen = "4k3/8/3n4/8/4P3/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::THREAT_WEAK_PAWN), (1, 0));
+    let fen = "4k3/8/3n4/8/4P3/3P4/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::THREAT_WEAK_PAWN), (0, 0));
+    // e4-e5 would attack the knight d6 (e5 is safe): a push threat for White.
+    let fen = "4k3/8/3n4/8/4P3/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::THREAT_PAWN_PUSH), (1, 0));
+    // A black pawn on f6 guards e5: no push threat.
+    let fen = "4k3/8/3n1p2/8/4P3/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::THREAT_PAWN_PUSH), (0, 0));
+    // Double push d2-d4 hits the knight e5 (d3, attacked by the knight, is no safe
+    // stop but may be passed); blocked on d3, nothing.
+    let fen = "4k3/8/8/4n3/8/8/3P4/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::THREAT_PAWN_PUSH), (1, 0));
+    let fen = "4k3/8/8/4n3/8/3N4/3P4/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::THREAT_PAWN_PUSH), (0, 0));
+    // Black's push threats mirror White's.
+    let fen = "4k3/3p4/8/8/4N3/8/8/4K3 b - - 0 1";
+    assert_eq!(count(fen, f::THREAT_PAWN_PUSH), (0, 1));
+    // A threat scores exactly its weight: with one knight (phase 1) the eg weight
+    // counts 23/24, so 24 cp more penalty costs 23 cp (pawns on a2/a7: no
+    // drawish-endgame scaling).
+    let fen = "4k3/p7/3n4/8/4P3/8/P7/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::THREAT_WEAK_PAWN), (1, 0));
+    let base = eval_with(&Params::default(), fen);
+    let drop = base - eval_with(&nudged(f::THREAT_WEAK_PAWN, f::EG, -24), fen);
+    assert_eq!(drop, 23);
+}
+
+#[test]
+fn mobility_and_tempo() {
     // A knight in the corner sees 2 squares: counted from the typical 4.
     let fen = "4k3/8/8/8/8/8/8/N3K3 w - - 0 1";
     assert_eq!(count(fen, f::MOBILITY[0][2]), (1, 0));
@@ -373,6 +450,15 @@ fn evaluation_is_exactly_colour_symmetric() {
         "r3k3/pp6/1p6/8/8/8/8/4K3 b - - 0 1",
         "4k3/8/8/3p4/3P4/2B5/8/4K3 w - - 0 1",
         "q3k3/1p6/8/8/8/8/6P1/4K2Q w - - 0 1",
+        // Threats: pawn pushes (single and double), weak pawns, overloaded pieces.
+        "4k3/8/8/4n3/8/8/3P4/4K3 w - - 0 1",
+        "4k3/8/3n4/8/4P3/3P4/8/4K3 b - - 0 1",
+        "3rk3/8/8/8/3N4/4P3/8/4K3 w - - 0 1",
+        "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+        // Passed pawns: blockaded, unsafe stop square, clear path.
+        "4k3/8/1n6/1P6/8/8/6p1/4K3 w - - 0 1",
+        "n3k3/8/8/1P6/4p3/8/8/4K3 b - - 0 1",
+        "4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1",
     ] {
         positions.push(pos(fen));
     }
