@@ -841,22 +841,34 @@ impl Worker {
             };
 
             // Pruning of late moves, once a move has been searched and we are not mated.
-            // Quiet checks are never pruned here, and no move count prunes while a
-            // shorter mate than the one in hand is being looked for.
+            // Quiet checks are spared until the move count is large (lmp_check_pct),
+            // and no move count prunes while a shorter mate than the one in hand is
+            // being looked for.
             if !root && best_score > -MATE_BOUND {
                 let lmr_depth = (depth - sh.lmr_reduction(depth, moves_searched + 1) / 100).max(0);
                 if !noisy {
                     // lmp_: late move pruning with Integral's dynamic improving rate.
                     let lmp_limit = (p.lmp_base() + p.lmp_depth_sq() * depth * depth)
                         / (p.lmp_div() - improving_rate);
-                    let lmp = depth <= p.lmp_max_depth() && moves_searched as i32 >= lmp_limit;
+                    let lmp_depth = depth <= p.lmp_max_depth();
+                    let lmp = lmp_depth && moves_searched as i32 >= lmp_limit;
                     // fp_: futility pruning of quiets.
                     let futile = !in_check
                         && lmr_depth <= p.fp_max_depth()
                         && static_eval + p.fp_base() + p.fp_depth() * lmr_depth <= alpha;
-                    if (lmp || futile) && !mate_hunt && !picker.quiet_gives_check(pos, &m) {
-                        picker.skip_quiets = true;
-                        continue;
+                    if (lmp || futile) && !mate_hunt {
+                        // lmp_check_: this late, checks go with the other quiets (and
+                        // need not be looked for at all).
+                        if lmp_depth && moves_searched as i32 * 100 >= lmp_limit * p.lmp_check_pct()
+                        {
+                            picker.skip_quiets = true;
+                            picker.skip_quiet_checks = true;
+                            continue;
+                        }
+                        if !picker.quiet_gives_check(pos, &m) {
+                            picker.skip_quiets = true;
+                            continue;
+                        }
                     }
                     // cont_hist_: a quiet both continuation histories call bad.
                     if lmr_depth <= p.cont_hist_prune_depth()

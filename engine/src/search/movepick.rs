@@ -57,6 +57,8 @@ pub struct MovePicker {
     /// Set by the search (late move pruning/futility): the remaining quiets are
     /// skipped, except those that give check.
     pub skip_quiets: bool,
+    /// lmp_check_: with `skip_quiets`, the checking quiets are skipped too.
+    pub skip_quiet_checks: bool,
     /// Q-search outside check: no quiets and no losing captures at all.
     noisy_only: bool,
     /// Built on the first [`MovePicker::quiet_gives_check`] of the node.
@@ -98,6 +100,7 @@ impl MovePicker {
             bad_end: 0,
             quiets_pending: false,
             skip_quiets: false,
+            skip_quiet_checks: false,
             noisy_only: false,
             check_squares: None,
             full_list: false,
@@ -326,7 +329,7 @@ impl MovePicker {
                         if let Some(m) = self.pick_best(self.moves.len()) {
                             return Some(m);
                         }
-                    } else {
+                    } else if !self.skip_quiet_checks {
                         // Pruned quiets: only checking ones are still offered, unsorted.
                         while self.cursor < self.moves.len() {
                             let m = self.moves[self.cursor];
@@ -565,6 +568,49 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// lmp_check_: after `skip_quiets` only the quiet checks still come (then the bad
+    /// captures); with `skip_quiet_checks` no quiet at all.
+    #[test]
+    fn skipped_quiets_leave_only_checks_unless_checks_are_skipped_too() {
+        let fen = "r3k3/8/3p4/4p3/8/5N2/8/R3K2Q w - - 0 1";
+        let pos = Position::from_fen(fen, false).unwrap();
+        let values = SeeValues::new(&Params::default());
+        let history = History::default();
+        let run = |checks_too: bool| {
+            let mut p = MovePicker::new(None, [None; 2], None, ContKeys::default());
+            let mut out = Vec::new();
+            while let Some(m) = p.next(&pos, &history, &values) {
+                if !is_noisy(&m) && !p.skip_quiets {
+                    p.skip_quiets = true;
+                    p.skip_quiet_checks = checks_too;
+                    continue;
+                }
+                out.push(m);
+            }
+            out
+        };
+        let quiet_checks: Vec<Move> = pos
+            .legal_moves()
+            .into_iter()
+            .filter(|m| !is_noisy(m) && pos.play(*m).is_check())
+            .collect();
+        assert!(!quiet_checks.is_empty());
+        let spared = run(false);
+        let quiets: Vec<Move> = spared.iter().copied().filter(|m| !is_noisy(m)).collect();
+        assert!(!quiets.is_empty());
+        assert!(
+            quiets.iter().all(|m| quiet_checks.contains(m)),
+            "{quiets:?}"
+        );
+        let skipped = run(true);
+        assert!(skipped.iter().all(is_noisy), "{skipped:?}");
+        assert_eq!(
+            skipped.last().map(|m| pos.move_to_uci(*m)),
+            Some("f3e5".to_string()),
+            "the bad capture still comes last"
+        );
     }
 
     #[test]
