@@ -218,7 +218,7 @@ fn eval_features(files: &[ParamFile]) -> String {
         features.len(),
     );
     out.push_str("/// `PARAMS[feature]`: the `PARAM_SPECS` indices of its mg and eg weight.\n");
-    out.push_str("pub const PARAMS: [[Option<usize>; 2]; COUNT] = [\n");
+    out.push_str("pub static PARAMS: [[Option<usize>; 2]; COUNT] = [\n");
     for f in &features {
         let _ = writeln!(out, "    {:?},", f.params);
     }

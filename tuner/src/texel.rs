@@ -1217,6 +1217,38 @@ mod tests {
         }
     }
 
+    /// The shelter, storm and outpost tables are fitted as linear weights (no
+    /// finite differences), and their linear form reproduces the evaluation.
+    #[test]
+    fn shelter_storm_and_outpost_weights_are_linear() {
+        let file = ParamFile::load(&repo_eval()).unwrap();
+        let mut params = Params::default();
+        overlay(&mut params, std::slice::from_ref(&file), Field::Value).unwrap();
+        let wanted = ["king_shelter_*", "king_storm_*", "outpost_*"].map(String::from);
+        let model = Model::new(&file, &params, &wanted, &repo_eval()).unwrap();
+        assert!(model.nonlinear.is_empty());
+        // 4 files x 8 + 8 shelter, 4 x 8 + 6 storm, 3 outpost features; mg and eg each.
+        assert_eq!(model.tuned.len(), 2 * (40 + 38 + 3));
+        let fens = [
+            "r1bq1rk1/ppp3p1/2n2n2/4N3/3P4/7p/PPP2PP1/R1BQ1RK1 w - - 0 1",
+            "4k3/8/8/8/5pp1/7p/6PP/6K1 w - - 0 1",
+        ];
+        let set = set_of(&model, &fens);
+        // Move every tuned weight (by different amounts: each side always has three
+        // shelter, one front and three storm entries, so a uniform shift cancels):
+        // the linear form follows the engine exactly.
+        let w: Vec<f64> = (model.start.iter().enumerate())
+            .map(|(i, v)| v + (i % 7) as f64 * 3.0)
+            .collect();
+        let fw = model.feature_weights(&w);
+        let moved = model.params_at(&w);
+        for (i, fen) in fens.iter().enumerate() {
+            let exact = engine_eval(&moved, fen);
+            assert_ne!(exact, engine_eval(&params, fen), "{fen}");
+            assert!((Model::eval(&set, i, &fw, &w) - exact).abs() < 1.5, "{fen}");
+        }
+    }
+
     #[test]
     fn the_gradient_points_downhill_and_k_is_sane() {
         let file = ParamFile::load(&repo_eval()).unwrap();

@@ -61,6 +61,9 @@ pub enum Section {
     MajorsOnSeventh,
     KnightTropism,
     KingSafety,
+    KingShelter,
+    KingStorm,
+    Outposts,
     BishopPair,
     Threats,
     Tempo,
@@ -68,7 +71,7 @@ pub enum Section {
 
 impl Section {
     /// Trace lines in display order.
-    pub const ALL: [Section; 12] = [
+    pub const ALL: [Section; 15] = [
         Section::Material,
         Section::Psqt,
         Section::Mobility,
@@ -78,6 +81,9 @@ impl Section {
         Section::MajorsOnSeventh,
         Section::KnightTropism,
         Section::KingSafety,
+        Section::KingShelter,
+        Section::KingStorm,
+        Section::Outposts,
         Section::BishopPair,
         Section::Threats,
         Section::Tempo,
@@ -95,6 +101,9 @@ impl Section {
             Section::MajorsOnSeventh => "majors on 7th",
             Section::KnightTropism => "knight tropism",
             Section::KingSafety => "king safety",
+            Section::KingShelter => "king shelter",
+            Section::KingStorm => "king storm",
+            Section::Outposts => "outposts",
             Section::BishopPair => "bishop pair",
             Section::Threats => "threats",
             Section::Tempo => "tempo",

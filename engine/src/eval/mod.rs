@@ -13,8 +13,10 @@
 //! [`Evaluator::psq_table`]; other positions are summed here.
 
 pub mod features;
+mod outposts;
 mod passed;
 mod pawns;
+mod shelter;
 #[cfg(test)]
 mod tests;
 mod threats;
@@ -421,18 +423,30 @@ impl Evaluator {
         phase += 2 * board.rooks().count() as i32 + 4 * board.queens().count() as i32;
         let phase = phase.min(PHASE_MAX);
 
-        // Pawn structure (cached in the pawn hash table unless tracing)
-        let passed = if T::ON {
+        // Pawn structure (cached in the pawn hash table unless tracing), with the
+        // outpost squares and each side's king shelter (White first)
+        let (passed, outposts, shelter) = if T::ON {
             let (s, passed) = pawns::evaluate(&self.weights[..], white_pawns, black_pawns, t);
             score += s;
-            passed
+            let shelter = [Color::White, Color::Black]
+                .map(|color| shelter::evaluate(&self.weights, board, color, t));
+            let outposts = outposts::squares(white_pawns, black_pawns);
+            (passed, outposts, shelter)
         } else {
             let e = self
                 .pawns
                 .probe(&self.weights[..], white_pawns, black_pawns);
             score += e.score;
-            e.passed
+            for (i, color) in [Color::White, Color::Black].into_iter().enumerate() {
+                let king = board.king_of(color).expect("legal positions have kings") as u8;
+                if e.king[i] != king {
+                    e.king[i] = king;
+                    e.shelter[i] = shelter::evaluate(&self.weights, board, color, &mut NoTrace);
+                }
+            }
+            (e.passed, e.outposts, e.shelter)
         };
+        score += shelter[0] - shelter[1];
 
         // Attack maps of both sides: pawns and king here, the pieces in `side_terms`;
         // king danger, threats and passed pawns read both.
@@ -447,11 +461,14 @@ impl Evaluator {
         }
         for color in Color::ALL {
             score += signed(color, self.king_danger(board, color, &maps, t));
+            let white_first = if color == Color::White { 0 } else { 1 };
+            let o = outposts::evaluate(&self.weights, board, color, outposts[white_first], t);
+            score += signed(color, o);
             score += signed(
                 color,
                 threats::evaluate(&self.weights, board, color, &maps, t),
             );
-            let ours = passed[if color == Color::White { 0 } else { 1 }];
+            let ours = passed[white_first];
             let p = passed::evaluate(&self.weights, board, color, ours, &maps, t);
             score += signed(color, p);
         }

@@ -101,6 +101,23 @@ pub struct PawnEntry {
     pub score: S,
     /// Passed pawns of White and Black.
     pub passed: [u64; 2],
+    /// Outpost squares of White and Black (`outposts.rs`).
+    pub outposts: [u64; 2],
+    /// King squares (64: none yet) for which `shelter` holds each side's king shelter
+    /// and storm score (`shelter.rs`): they depend on the pawns and that king only,
+    /// and kings move rarely, so the entry keeps the last one.
+    pub king: [u8; 2],
+    pub shelter: [S; 2],
+}
+
+impl PawnEntry {
+    /// The entry of no pawns at all, valid as it stands (no king shelter cached yet).
+    fn empty() -> PawnEntry {
+        PawnEntry {
+            king: [64; 2],
+            ..PawnEntry::default()
+        }
+    }
 }
 
 /// Direct-mapped pawn hash table.
@@ -114,18 +131,18 @@ const PAWN_TABLE_BITS: u32 = 13;
 impl PawnTable {
     pub fn new() -> Self {
         PawnTable {
-            entries: vec![PawnEntry::default(); 1 << PAWN_TABLE_BITS],
+            entries: vec![PawnEntry::empty(); 1 << PAWN_TABLE_BITS],
         }
     }
 
     /// Forgets every entry (the weights changed).
     pub fn clear(&mut self) {
-        self.entries.fill(PawnEntry::default());
+        self.entries.fill(PawnEntry::empty());
     }
 
     /// The entry for these pawns, computing and storing it on a miss.
     #[inline]
-    pub fn probe(&mut self, weights: &[S], white: u64, black: u64) -> PawnEntry {
+    pub fn probe(&mut self, weights: &[S], white: u64, black: u64) -> &mut PawnEntry {
         let key =
             (white ^ black.rotate_left(32) ^ (black >> 7)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let slot = (key >> (64 - PAWN_TABLE_BITS)) as usize;
@@ -138,9 +155,12 @@ impl PawnTable {
                 black,
                 score,
                 passed,
+                outposts: super::outposts::squares(white, black),
+                king: [64; 2],
+                shelter: [S::default(); 2],
             };
         }
-        *e
+        e
     }
 }
 

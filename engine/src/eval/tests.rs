@@ -151,6 +151,109 @@ fn king_safety_terms() {
     assert_eq!(count(fen, f::KING_OPEN_FILE).1, 2);
 }
 
+/// (White, Black) count of one shelter/storm table entry.
+fn shelter_count(fen: &str, table: &[usize], distance: usize) -> (i32, i32) {
+    count(fen, table[distance])
+}
+
+#[test]
+fn king_shelter_by_file_and_distance() {
+    // White king g1 with pawns f2, g3 and none on h; Black king b8 with a7, b7 and c5
+    // (the a, b, c files: a king on the edge file b looks at a, b and c).
+    let fen = "1k6/pp6/8/2p5/8/6P1/5P2/6K1 w - - 0 1";
+    // f2: c/f file, 1 rank ahead; g3: b/g, 2 ahead, also the king's own file; h: none.
+    assert_eq!(shelter_count(fen, &f::KING_SHELTER_FILE_C, 1), (1, 0));
+    assert_eq!(shelter_count(fen, &f::KING_SHELTER_FILE_B, 2), (1, 0));
+    assert_eq!(shelter_count(fen, &f::KING_SHELTER_FILE_A, 7), (1, 0));
+    assert_eq!(shelter_count(fen, &f::KING_SHELTER_FRONT, 2), (1, 0));
+    // Black: a7 and b7 one rank ahead of b8 (the b7 pawn on the king's file), c5 three.
+    assert_eq!(shelter_count(fen, &f::KING_SHELTER_FILE_A, 1), (0, 1));
+    assert_eq!(shelter_count(fen, &f::KING_SHELTER_FILE_B, 1), (0, 1));
+    assert_eq!(shelter_count(fen, &f::KING_SHELTER_FILE_C, 3), (0, 1));
+    assert_eq!(shelter_count(fen, &f::KING_SHELTER_FRONT, 1), (0, 1));
+    // No enemy pawns near either king: every storm entry is "none".
+    assert_eq!(shelter_count(fen, &f::KING_STORM_FILE_A, 7), (1, 1));
+    assert_eq!(shelter_count(fen, &f::KING_STORM_FILE_B, 7), (1, 1));
+    assert_eq!(shelter_count(fen, &f::KING_STORM_FILE_C, 7), (1, 1));
+    // The trace shows them on their own lines.
+    let tr = Evaluator::new(&Params::default()).trace(&pos(fen));
+    assert!(tr.terms.iter().any(|t| t.0 == "king shelter"));
+    assert!(tr.terms.iter().any(|t| t.0 == "king storm"));
+}
+
+#[test]
+fn king_storm_blocked_and_unblocked() {
+    // White king g1, own pawns g2 and h2. Black pawns h3 (blocked by h2), g4 (two
+    // ranks beyond g2: not blocked) and f4 (storming the open f file).
+    let fen = "4k3/8/8/8/5pp1/7p/6PP/6K1 w - - 0 1";
+    assert_eq!(shelter_count(fen, &f::KING_STORM_BLOCKED, 1), (1, 0)); // h3: distance 2
+    assert_eq!(shelter_count(fen, &f::KING_STORM_FILE_B, 3), (1, 0)); // g4
+    assert_eq!(shelter_count(fen, &f::KING_STORM_FILE_C, 3), (1, 0)); // f4
+    assert_eq!(shelter_count(fen, &f::KING_SHELTER_FILE_C, 7), (1, 0)); // no f pawn
+    // Pawns behind the king do not shelter it: king on g3, pawn g2.
+    // (Black's king e8 has no pawns at all.)
+    let fen = "4k3/8/8/8/8/6K1/6P1/8 w - - 0 1";
+    assert_eq!(shelter_count(fen, &f::KING_SHELTER_FRONT, 7), (1, 1));
+    // A pawn beside the king (h3 next to Kg3) is distance 0.
+    let fen = "4k3/8/8/8/8/6KP/8/8 w - - 0 1";
+    assert_eq!(shelter_count(fen, &f::KING_SHELTER_FILE_A, 0), (1, 0));
+    // A nudge of one entry moves the middlegame score by exactly that much (phase
+    // 24): White castled without its h pawn, Black with f7 g7 h7.
+    let fen = "r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PP1/R1BQ1RK1 w - - 0 1";
+    assert_eq!(shelter_count(fen, &f::KING_SHELTER_FILE_A, 7), (1, 0));
+    assert_eq!(shelter_count(fen, &f::KING_SHELTER_FILE_A, 1), (0, 1));
+    let base = eval_with(&Params::default(), fen);
+    let hole = eval_with(&nudged(f::KING_SHELTER_FILE_A[7], f::MG, 10), fen);
+    assert_eq!(hole - base, 10);
+    assert_eq!(
+        eval_with(&nudged(f::KING_SHELTER_FILE_A[7], f::EG, 10), fen),
+        base
+    );
+}
+
+#[test]
+fn outposts_need_pawn_support_and_no_enemy_pawn_that_can_attack() {
+    // Knight e5 defended by d4, no black pawn on d or f: an outpost. Bishop c5
+    // defended by b4, but b7 can still advance to b6 and attack it.
+    let fen = "4k3/1p6/8/2B1N3/1P1P4/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::OUTPOST_KNIGHT), (1, 0));
+    assert_eq!(count(fen, f::OUTPOST_BISHOP), (0, 0));
+    // Without the b7 pawn the bishop is on an outpost too.
+    let fen = "4k3/8/8/2B1N3/1P1P4/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::OUTPOST_BISHOP), (1, 0));
+    // Not defended by a pawn: no outpost. An enemy f-pawn behind the square (f4)
+    // cannot attack it any more.
+    let fen = "4k3/8/8/4N3/5p2/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::OUTPOST_KNIGHT), (0, 0));
+    let fen = "4k3/8/8/4N3/3P1p2/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::OUTPOST_KNIGHT), (1, 0));
+    // Rank 3 is too far back, rank 7 too far forward.
+    let fen = "4k3/8/8/8/8/4N3/3P4/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::OUTPOST_KNIGHT), (0, 0));
+    // Black: knight d4 defended by e5, no white pawn on c or e below it.
+    let fen = "4k3/8/8/4p3/3n4/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::OUTPOST_KNIGHT), (0, 1));
+    // A black knight on c3 jumps to the empty outpost e4 (Black's relative rank 5,
+    // defended by d5, no white pawn on d or f).
+    let fen = "4k3/8/8/3p4/8/2n5/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::OUTPOST_KNIGHT_REACHABLE), (0, 1));
+    assert_eq!(count(fen, f::OUTPOST_KNIGHT), (0, 0));
+    // The bonus is the weight (phase 1: the knight; eg counts 23/24).
+    let fen = "4k3/8/8/4N3/3P4/8/8/4K3 w - - 0 1";
+    let base = eval_with(&Params::default(), fen);
+    assert_eq!(
+        eval_with(&nudged(f::OUTPOST_KNIGHT, f::EG, 24), fen) - base,
+        23
+    );
+    let tr = Evaluator::new(&Params::default()).trace(&pos(fen));
+    let line = tr.terms.iter().find(|t| t.0 == "outposts").unwrap();
+    let p = Params::default();
+    assert_eq!(
+        (line.1, line.2, line.3, line.4),
+        (p.outpost_knight_mg(), p.outpost_knight_eg(), 0, 0)
+    );
+}
+
 /// The king-safety line of the trace: (White mg, White eg, Black mg, Black eg).
 fn king_safety_line(p: &Params, fen: &str) -> (i32, i32, i32, i32) {
     let tr = Evaluator::new(p).trace(&pos(fen));
@@ -459,6 +562,17 @@ fn evaluation_is_exactly_colour_symmetric() {
         "4k3/8/1n6/1P6/8/8/6p1/4K3 w - - 0 1",
         "n3k3/8/8/1P6/4p3/8/8/4K3 b - - 0 1",
         "4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1",
+        // King shelter and storm: edge kings (the clamped centre file), blocked and
+        // unblocked storms, pawns beside and behind the king.
+        "1k6/pp6/8/2p5/8/6P1/5P2/6K1 w - - 0 1",
+        "4k3/8/8/8/5pp1/7p/6PP/6K1 w - - 0 1",
+        "7k/6pp/5P2/6P1/8/8/8/K7 b - - 0 1",
+        "4k3/8/8/8/8/6KP/6P1/8 w - - 0 1",
+        "r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PP1/R1BQ1RK1 w - - 0 1",
+        // Outposts: supported, attackable later, reachable.
+        "4k3/1p6/8/2B1N3/1P1P4/8/8/4K3 w - - 0 1",
+        "4k3/8/8/3p4/8/2n5/8/4K3 b - - 0 1",
+        "r2qkb1r/pp3ppp/2n1b3/3pP3/3n4/2N2N2/PP3PPP/R1BQKB1R w KQkq - 0 1",
     ] {
         positions.push(pos(fen));
     }
@@ -511,12 +625,49 @@ fn coefficients_reproduce_the_evaluation() {
     }
 }
 
+/// The shelter, storm and outpost weights reach Texel tuning as linear features: the
+/// coefficients of a hand-built position name them with their White-minus-Black counts.
+#[test]
+fn shelter_storm_and_outposts_are_texel_coefficients() {
+    // White castled without its h pawn, knight on the e5 outpost (d4); Black's h pawn
+    // has advanced to h3, storming White's king.
+    // (No Black pawn on d or f that could chase the knight.)
+    let fen = "r1bq1rk1/ppp3p1/2n2n2/4N3/3P4/7p/PPP2PP1/R1BQ1RK1 w - - 0 1";
+    let c = Evaluator::new(&Params::default()).coefficients(&pos(fen));
+    let coef = |feature: usize| {
+        c.features
+            .iter()
+            .find(|x| usize::from(x.0) == feature)
+            .map_or(0, |x| i32::from(x.1))
+    };
+    // White: h file without own pawn, enemy pawn h3 two ranks ahead of g1.
+    // Black: g8 with g7 one rank ahead, its h pawn (h3) five ranks ahead, and no
+    // White pawn on the h file.
+    assert_eq!(coef(f::KING_SHELTER_FILE_A[7]), 1);
+    assert_eq!(coef(f::KING_SHELTER_FILE_A[5]), -1);
+    assert_eq!(coef(f::KING_SHELTER_FILE_B[1]), 0); // g2 and g7
+    assert_eq!(coef(f::KING_STORM_FILE_A[2]), 1);
+    assert_eq!(coef(f::KING_STORM_FILE_A[7]), -1);
+    assert_eq!(coef(f::OUTPOST_KNIGHT), 1);
+}
+
 #[test]
 fn pawn_cache_agrees_with_a_fresh_evaluation() {
-    let mut cached = Evaluator::new(&Params::default());
+    // The cache also keeps the outposts and each side's king shelter (for the last
+    // king square seen): give every shelter and storm weight a distinct value so a
+    // stale shelter would show.
+    let mut params = Params::default();
+    for (k, spec) in PARAM_SPECS.iter().enumerate() {
+        if spec.name.starts_with("king_shelter_") || spec.name.starts_with("king_storm_") {
+            params.set(k, (k % 23) as i32 - 11).unwrap();
+        }
+    }
+    let mut cached = Evaluator::new(&params);
     for p in random_positions(1000, 3) {
-        let fresh = Evaluator::new(&Params::default()).evaluate(&p);
+        let fresh = Evaluator::new(&params).evaluate(&p);
         assert_eq!(cached.evaluate(&p), fresh, "{}", p.fen());
+        // The trace (never cached) agrees too.
+        assert_eq!(cached.trace(&p).score, fresh, "{}", p.fen());
     }
 }
 
@@ -526,12 +677,29 @@ fn every_eval_weight_changes_the_evaluation_somewhere() {
     // Pawns on the 7th and 2nd ranks are rare in playouts.
     positions.push(pos("7q/PPPPPPPP/8/7k/K7/8/8/Q7 w - - 0 1"));
     positions.push(pos("6k1/1R3R2/8/8/8/8/8/Q3K3 w - - 0 1"));
+    // Bishops on outposts are rare too.
+    positions.push(pos("4k3/8/8/2B1N3/1P1P4/8/8/4K3 w - - 0 1"));
     let mut a = Evaluator::new(&Params::default());
     for feature in 0..f::COUNT {
         // Tables (some entries rare in playouts) are covered by
-        // `coefficients_reproduce_the_evaluation`, the taper and mobility tests.
+        // `coefficients_reproduce_the_evaluation`, the taper, mobility and shelter tests.
         let in_table = |t: &[usize]| t.contains(&feature);
-        if f::PST.iter().any(|t| in_table(t)) || f::MOBILITY.iter().any(|t| in_table(t)) {
+        let shelter = [
+            &f::KING_SHELTER_FILE_A[..],
+            &f::KING_SHELTER_FILE_B,
+            &f::KING_SHELTER_FILE_C,
+            &f::KING_SHELTER_FILE_D,
+            &f::KING_SHELTER_FRONT,
+            &f::KING_STORM_FILE_A,
+            &f::KING_STORM_FILE_B,
+            &f::KING_STORM_FILE_C,
+            &f::KING_STORM_FILE_D,
+            &f::KING_STORM_BLOCKED,
+        ];
+        if f::PST.iter().any(|t| in_table(t))
+            || f::MOBILITY.iter().any(|t| in_table(t))
+            || shelter.iter().any(|t| in_table(t))
+        {
             continue;
         }
         for &i in f::PARAMS[feature].iter().flatten() {
