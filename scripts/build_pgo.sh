@@ -54,7 +54,8 @@ profdata=${LLVM_PROFDATA:-$(rustc --print sysroot)/lib/rustlib/$host/bin/llvm-pr
 if [[ ! -x "$profdata" ]]; then
   die "llvm-profdata for LLVM $rustc_llvm not found at $profdata: run 'rustup component add llvm-tools' (or set LLVM_PROFDATA to an llvm-profdata of LLVM $rustc_llvm)"
 fi
-profdata_llvm=$("$profdata" --version 2>/dev/null | sed -n 's/.*LLVM version \([0-9]*\).*/\1/p' | head -n 1)
+# (Old llvm-profdata builds reject `--version`: then the version reads as unknown.)
+profdata_llvm=$({ "$profdata" --version 2>/dev/null || true; } | sed -n 's/.*LLVM version \([0-9]*\).*/\1/p' | head -n 1)
 if [[ "$profdata_llvm" != "$rustc_llvm" ]]; then
   die "$profdata is LLVM ${profdata_llvm:-unknown}, rustc uses LLVM $rustc_llvm: run 'rustup component add llvm-tools' (or set LLVM_PROFDATA to an llvm-profdata of LLVM $rustc_llvm)"
 fi
