@@ -431,7 +431,7 @@ impl Evaluator {
                 .pawns
                 .probe(&self.weights[..], white_pawns, black_pawns);
             score += e.score;
-            e.passed()
+            e.passed
         };
 
         // Attack maps of both sides: pawns and king here, the pieces in `side_terms`;

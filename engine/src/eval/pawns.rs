@@ -94,28 +94,13 @@ pub fn relative_rank(color: Color, sq: usize) -> usize {
 }
 
 /// Pawn-only score (White minus Black) and the passed pawns of each side.
-///
-/// 32 bytes, aligned to 32, so an entry never straddles two cache lines: the two
-/// sides' passed pawns share one word (they stand on different squares; each side's
-/// are recovered with its pawn bitboard).
 #[derive(Clone, Copy, Debug, Default)]
-#[repr(align(32))]
 pub struct PawnEntry {
     white: u64,
     black: u64,
     pub score: S,
-    /// Passed pawns of both sides.
-    passed: u64,
-}
-
-const _: () = assert!(std::mem::size_of::<PawnEntry>() == 32);
-
-impl PawnEntry {
     /// Passed pawns of White and Black.
-    #[inline(always)]
-    pub fn passed(&self) -> [u64; 2] {
-        [self.passed & self.white, self.passed & self.black]
-    }
+    pub passed: [u64; 2],
 }
 
 /// Direct-mapped pawn hash table.
@@ -152,7 +137,7 @@ impl PawnTable {
                 white,
                 black,
                 score,
-                passed: passed[0] | passed[1],
+                passed,
             };
         }
         *e
