@@ -4,6 +4,8 @@
 #   make                      release build, copied to ./occam
 #   make EXE=/tmp/occam-dev   release build, copied to /tmp/occam-dev
 #   make frozen EXE=...       every parameter compiled in as a constant (--features frozen)
+#   make pgo EXE=...          profile-guided build (scripts/build_pgo.sh; needs
+#                             `rustup component add llvm-tools`)
 
 CARGO ?= cargo
 EXE ?= occam
@@ -17,7 +19,7 @@ endif
 
 BUILT := $(TARGET_DIR)/release/occam$(BIN_SUFFIX)
 
-.PHONY: all frozen
+.PHONY: all frozen pgo
 
 all:
 	$(CARGO) build --release --locked -p occam --bin occam
@@ -26,3 +28,6 @@ all:
 frozen:
 	$(CARGO) build --release --locked -p occam --bin occam --features frozen
 	cp $(BUILT) $(EXE)
+
+pgo:
+	scripts/build_pgo.sh $(abspath $(EXE))
