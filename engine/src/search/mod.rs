@@ -564,6 +564,12 @@ impl Worker {
         let tt = ctx.shared.tt.probe(pos, ply);
         self.stats.tt_probes += 1;
         self.stats.tt_hits += tt.is_some() as u64;
+        if depth == 0 {
+            self.stats.tt_probes_qs += 1;
+            self.stats.tt_hits_qs += tt.is_some() as u64;
+        } else {
+            self.stats.tt_moves += tt.is_some_and(|h| h.mv.is_some()) as u64;
+        }
         if let Some(h) = tt
             && beta - alpha <= 1
             && h.depth >= depth
