@@ -564,6 +564,12 @@ impl Worker {
         let tt = ctx.shared.tt.probe(pos, ply);
         self.stats.tt_probes += 1;
         self.stats.tt_hits += tt.is_some() as u64;
+        if depth == 0 {
+            self.stats.tt_probes_qs += 1;
+            self.stats.tt_hits_qs += tt.is_some() as u64;
+        } else {
+            self.stats.tt_moves += tt.is_some_and(|h| h.mv.is_some()) as u64;
+        }
         if let Some(h) = tt
             && beta - alpha <= 1
             && h.depth >= depth
@@ -640,6 +646,8 @@ impl Worker {
             (None, self.stack[ply].static_eval)
         };
         let tt_move = tt.and_then(|h| h.mv);
+        // tt_pv: this node is or once was on a PV (the flag stays with the entry).
+        let tt_pv = pv_node || tt.is_some_and(|h| h.pv);
 
         // tb_: a WDL probe right after a capture or pawn move (syzygy.rs).
         if !root
@@ -961,9 +969,24 @@ impl Worker {
                     }
                     if pv_node {
                         r -= p.lmr_pv();
+                    } else if tt_pv {
+                        // lmr_ttpv: a former PV node is searched more carefully.
+                        r -= p.lmr_ttpv();
+                    }
+                    // lmr_refutation: killers and the counter move refuted a sibling.
+                    if matches!(
+                        picker.cut_kind(&m, in_check),
+                        CutKind::Killer1 | CutKind::Killer2 | CutKind::Counter
+                    ) {
+                        r -= p.lmr_refutation();
                     }
                     if gives_check {
                         r -= p.lmr_check();
+                    }
+                    // lmr_tt_capture: when the best move known is a capture, quiets
+                    // are less likely to matter.
+                    if tt_move.is_some_and(|t| is_noisy(&t)) {
+                        r += p.lmr_tt_capture();
                     }
                     r -= (hist * 100 / p.lmr_history_div())
                         .clamp(-p.lmr_history_max(), p.lmr_history_max());
@@ -1075,7 +1098,7 @@ impl Worker {
                 static_eval,
                 depth,
                 bound,
-                pv_node,
+                tt_pv,
             );
         }
         best_score

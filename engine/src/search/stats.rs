@@ -25,6 +25,11 @@ pub struct SearchStats {
     /// Probes by the main search and the q-search.
     pub tt_probes: u64,
     pub tt_hits: u64,
+    /// The q-search's share of the probes and hits above.
+    pub tt_probes_qs: u64,
+    pub tt_hits_qs: u64,
+    /// Main-search probes whose entry had a (legal) move.
+    pub tt_moves: u64,
     /// Beta cut-offs in the main search's move loop.
     pub cutoffs: u64,
     pub cutoffs_first: u64,
@@ -183,6 +188,16 @@ impl std::fmt::Display for SearchStats {
         for (name, n) in CutKind::NAMES.iter().zip(self.cutoffs_later) {
             write!(f, " {name}:{n}")?;
         }
+        write!(
+            f,
+            " tthit-main {:.1}% ttmove-main {:.1}% tthit-qs {:.1}%",
+            pct(
+                self.tt_hits - self.tt_hits_qs,
+                self.tt_probes - self.tt_probes_qs
+            ),
+            pct(self.tt_moves, self.tt_probes - self.tt_probes_qs),
+            pct(self.tt_hits_qs, self.tt_probes_qs)
+        )?;
         write!(
             f,
             " singular {} ext {} multicut {}",

@@ -30,8 +30,8 @@ pub struct TtHit {
     pub eval: i32,
     pub depth: i32,
     pub bound: Bound,
-    /// tt_pv: the node was searched as a PV node when stored (kept for the search;
-    /// nothing reads it yet).
+    /// tt_pv: the node was searched as a PV node, now or by an earlier visit whose
+    /// flag the search carried over when it stored again (LMR reads it: `lmr_ttpv`).
     pub pv: bool,
 }
 
