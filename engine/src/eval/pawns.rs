@@ -156,8 +156,7 @@ impl PawnTable {
                 score,
                 passed,
                 outposts: super::outposts::squares(white, black),
-                king: [64; 2],
-                shelter: [S::default(); 2],
+                ..PawnEntry::empty()
             };
         }
         e

@@ -646,6 +646,7 @@ impl Worker {
             (None, self.stack[ply].static_eval)
         };
         let tt_move = tt.and_then(|h| h.mv);
+        let tt_move_noisy = tt_move.is_some_and(|t| is_noisy(&t));
         // tt_pv: this node is or once was on a PV (the flag stays with the entry).
         let tt_pv = pv_node || tt.is_some_and(|h| h.pv);
 
@@ -985,7 +986,7 @@ impl Worker {
                     }
                     // lmr_tt_capture: when the best move known is a capture, quiets
                     // are less likely to matter.
-                    if tt_move.is_some_and(|t| is_noisy(&t)) {
+                    if tt_move_noisy {
                         r += p.lmr_tt_capture();
                     }
                     r -= (hist * 100 / p.lmr_history_div())
