@@ -450,16 +450,30 @@ impl Evaluator {
 
         // Attack maps of both sides: pawns and king here, the pieces in `side_terms`;
         // king danger, threats and passed pawns read both.
-        let mut maps = [AttackMap::default(); 2];
-        for color in Color::ALL {
-            maps[color as usize] = AttackMap::pawns_and_king(board, color);
+        // Each loop over the colours is written out once per colour (`for_each_color`):
+        // with the colour a constant, its shifts, ranks and signs fold at compile time.
+        macro_rules! for_each_color {
+            ($color:ident => $body:block) => {{
+                {
+                    let $color = Color::White;
+                    $body
+                }
+                {
+                    let $color = Color::Black;
+                    $body
+                }
+            }};
         }
-        for color in Color::ALL {
+        let mut maps = [AttackMap::default(); 2];
+        for_each_color!(color => {
+            maps[color as usize] = AttackMap::pawns_and_king(board, color);
+        });
+        for_each_color!(color => {
             let map = &mut maps[color as usize];
             let side = self.side_terms(board, color, occupied, map, t);
             score += signed(color, side);
-        }
-        for color in Color::ALL {
+        });
+        for_each_color!(color => {
             score += signed(color, self.king_danger(board, color, &maps, t));
             let white_first = if color == Color::White { 0 } else { 1 };
             let o = outposts::evaluate(&self.weights, board, color, outposts[white_first], t);
@@ -471,7 +485,7 @@ impl Evaluator {
             let ours = passed[white_first];
             let p = passed::evaluate(&self.weights, board, color, ours, &maps, t);
             score += signed(color, p);
-        }
+        });
 
         // Tempo
         score += signed(pos.turn(), self.weights[f::TEMPO]);
