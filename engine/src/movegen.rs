@@ -23,6 +23,26 @@ use shakmaty::{
     Bitboard, CastlingSide, Chess, Color, Move, MoveList, Piece, Position as _, Role, Square,
 };
 
+/// Runs `$body` once for bishops, rooks and queens, in that order (shakmaty's), with
+/// `$role` and `$attack` (the role's attack function) bound to constants: written
+/// out per role, the attack lookup is not chosen by a branch for every piece.
+macro_rules! for_each_slider {
+    ($role:ident, $attack:ident => $body:block) => {{
+        {
+            let ($role, $attack) = (Role::Bishop, attacks::bishop_attacks);
+            $body
+        }
+        {
+            let ($role, $attack) = (Role::Rook, attacks::rook_attacks);
+            $body
+        }
+        {
+            let ($role, $attack) = (Role::Queen, attacks::queen_attacks);
+            $body
+        }
+    }};
+}
+
 /// Promotion pieces, in the order shakmaty generates them.
 const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
 
@@ -145,20 +165,17 @@ fn push_noisy_with_checkers(pos: &Chess, checkers: Bitboard, moves: &mut MoveLis
             moves.push(normal(Role::Knight, from, board.role_at(to), to, None));
         }
     }
-    for role in [Role::Bishop, Role::Rook, Role::Queen] {
+    // One loop per slider (`for_each_slider`): the attack lookup is fixed at compile
+    // time, not chosen per piece.
+    for_each_slider!(role, attack => {
         for from in board.by_role(role) & board.by_color(us) {
-            let reach = match role {
-                Role::Bishop => attacks::bishop_attacks(from, occupied),
-                Role::Rook => attacks::rook_attacks(from, occupied),
-                _ => attacks::queen_attacks(from, occupied),
-            };
-            for to in reach & targets {
+            for to in attack(from, occupied) & targets {
                 if legal(from, to) {
                     moves.push(normal(role, from, board.role_at(to), to, None));
                 }
             }
         }
-    }
+    });
 
     if checkers.is_empty() {
         push_king_captures(pos, king, moves);
@@ -517,19 +534,15 @@ fn gen_quiets<S: QuietSink>(pos: &Chess, sink: &mut S) {
     for from in board.knights() & ours & !pinned {
         piece_moves(Role::Knight, from, attacks::knight_attacks(from));
     }
-    for role in [Role::Bishop, Role::Rook, Role::Queen] {
+    for_each_slider!(role, attack => {
         for from in board.by_role(role) & ours {
-            let mut reach = match role {
-                Role::Bishop => attacks::bishop_attacks(from, occupied),
-                Role::Rook => attacks::rook_attacks(from, occupied),
-                _ => attacks::queen_attacks(from, occupied),
-            };
+            let mut reach = attack(from, occupied);
             if pinned.contains(from) {
                 reach &= attacks::ray(king, from);
             }
             piece_moves(role, from, reach);
         }
-    }
+    });
 
     // King steps onto unattacked squares, then castling.
     for to in attacks::king_attacks(king) & !ours {
