@@ -82,9 +82,26 @@ pub fn push_noisy(pos: &Chess, moves: &mut MoveList) {
 /// know them already).
 #[inline(always)]
 fn push_noisy_with_checkers(pos: &Chess, checkers: Bitboard, moves: &mut MoveList) {
+    match pos.turn() {
+        Color::White => push_noisy_for::<true>(pos, checkers, moves),
+        Color::Black => push_noisy_for::<false>(pos, checkers, moves),
+    }
+}
+
+/// The side to move as a compile-time constant: one copy of a generator per colour,
+/// in which every pawn direction and rank folds instead of being branched on.
+#[inline(always)]
+fn side<const WHITE: bool>() -> Color {
+    if WHITE { Color::White } else { Color::Black }
+}
+
+/// [`push_noisy_with_checkers`] for White (`WHITE`) or Black to move.
+#[inline(always)]
+fn push_noisy_for<const WHITE: bool>(pos: &Chess, checkers: Bitboard, moves: &mut MoveList) {
     debug_assert_eq!(checkers, pos.checkers());
     let board = pos.board();
-    let us = pos.turn();
+    let us = side::<WHITE>();
+    debug_assert_eq!(us, pos.turn());
     let their = board.by_color(!us);
     let occupied = board.occupied();
     let king = board.king_of(us).expect("legal positions have a king");
@@ -484,8 +501,18 @@ pub fn quiets_for_picker(pos: &Chess, tt_move: Option<Move>, moves: &mut MoveLis
 /// captures and promotions between them (all but en passant and pawn captures).
 #[inline(always)]
 fn gen_quiets<S: QuietSink>(pos: &Chess, sink: &mut S) {
+    match pos.turn() {
+        Color::White => gen_quiets_for::<S, true>(pos, sink),
+        Color::Black => gen_quiets_for::<S, false>(pos, sink),
+    }
+}
+
+/// [`gen_quiets`] for White (`WHITE`) or Black to move.
+#[inline(always)]
+fn gen_quiets_for<S: QuietSink, const WHITE: bool>(pos: &Chess, sink: &mut S) {
     let board = pos.board();
-    let us = pos.turn();
+    let us = side::<WHITE>();
+    debug_assert_eq!(us, pos.turn());
     let ours = board.by_color(us);
     let theirs = board.by_color(!us);
     let occupied = board.occupied();
