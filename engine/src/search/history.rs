@@ -117,7 +117,14 @@ impl QuietScorer<'_> {
     #[inline(always)]
     pub fn score(&self, m: &Move) -> i32 {
         let (from, to) = from_to(m);
-        let pt = piece_to(self.color, m);
+        self.score_parts(m.role(), from, to)
+    }
+
+    /// [`QuietScorer::score`] of a move already taken apart: its role, and its
+    /// origin and target as `from_to` gives them (castling: king and rook squares).
+    #[inline(always)]
+    pub fn score_parts(&self, role: Role, from: Square, to: Square) -> i32 {
+        let pt = ((self.color as usize) * 6 + role as usize - 1) * 64 + to as usize;
         self.butterfly[from as usize * 64 + to as usize]
             + self.counter[pt] as i32
             + self.follow_up[pt] as i32

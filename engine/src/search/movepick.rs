@@ -10,7 +10,7 @@
 
 use std::mem::MaybeUninit;
 
-use shakmaty::{Color, Move, MoveList};
+use shakmaty::{Color, Move, MoveList, Role, Square};
 
 use super::history::{ContKeys, History};
 use super::see::{SeeValues, captured_value, see};
@@ -70,6 +70,42 @@ pub struct MovePicker {
 
 /// More than the legal moves of any chess position (218).
 const MAX_MOVES: usize = 256;
+
+// Quiet keys
+//
+// A quiet move (a normal move without capture or promotion, or castling) as one
+// integer: two quiets are equal exactly when their keys are. A killer or counter
+// move that is not such a quiet gets `NO_KEY`, which no quiet has (it cannot equal
+// one either: a quiet has no capture and no promotion).
+
+const NO_KEY: u32 = u32::MAX;
+
+#[inline(always)]
+fn normal_key(role: Role, from: Square, to: Square) -> u32 {
+    role as u32 | (from as u32) << 3 | (to as u32) << 9
+}
+
+/// Castling keys have bit 15 set, above every normal key.
+#[inline(always)]
+fn castle_key(king: Square, rook: Square) -> u32 {
+    1 << 15 | king as u32 | (rook as u32) << 6
+}
+
+/// The key of `m` if it is a quiet move, else `NO_KEY`.
+#[inline(always)]
+fn quiet_key(m: Move) -> u32 {
+    match m {
+        Move::Normal {
+            role,
+            from,
+            capture: None,
+            to,
+            promotion: None,
+        } => normal_key(role, from, to),
+        Move::Castle { king, rook } => castle_key(king, rook),
+        _ => NO_KEY,
+    }
+}
 
 /// Killer/counter bonuses sit far above any history score.
 const KILLER_1: i32 = 1 << 30;
@@ -224,16 +260,27 @@ impl MovePicker {
     #[inline(never)]
     fn score_quiets(&mut self, history: &History, color: Color) {
         let scorer = history.quiet_scorer(color, self.cont);
+        let [killer_1, killer_2, counter] =
+            [self.killers[0], self.killers[1], self.counter].map(|r| r.map_or(NO_KEY, quiet_key));
         for i in self.noisy_end..self.moves.len() {
-            let m = self.moves[i];
-            let score = if Some(m) == self.killers[0] {
+            // Each quiet is taken apart once: the killer/counter tests compare one
+            // integer, the history lookups need no further matching on the move.
+            let (role, from, to, key) = match self.moves[i] {
+                Move::Normal { role, from, to, .. } => (role, from, to, normal_key(role, from, to)),
+                Move::Castle { king, rook } => (Role::King, king, rook, castle_key(king, rook)),
+                Move::EnPassant { .. } | Move::Put { .. } => {
+                    unreachable!("the quiets are normal moves and castling")
+                }
+            };
+            debug_assert!(!is_noisy(&self.moves[i]));
+            let score = if key == killer_1 {
                 KILLER_1
-            } else if Some(m) == self.killers[1] {
+            } else if key == killer_2 {
                 KILLER_2
-            } else if Some(m) == self.counter {
+            } else if key == counter {
                 COUNTER
             } else {
-                scorer.score(&m)
+                scorer.score_parts(role, from, to)
             };
             self.scores[i] = MaybeUninit::new(score);
         }
@@ -435,6 +482,29 @@ mod tests {
             }
         });
         assert!(compared > 100_000, "{compared}");
+    }
+
+    /// Quiet keys tell moves apart exactly as `==` does: every quiet of a perft node
+    /// against every legal move of that node and of the node before (stale killers:
+    /// captures, promotions, en passant, other pieces on the same squares).
+    #[test]
+    fn quiet_keys_are_equal_exactly_when_the_moves_are() {
+        let mut previous: Vec<Move> = Vec::new();
+        let (mut pairs, mut equal, mut castles) = (0u64, 0u64, 0u64);
+        crate::perft::walk_suite(&|p, m| p.play(m), &mut |pos| {
+            let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
+            for m in legal.iter().filter(|m| !is_noisy(m)) {
+                assert_ne!(quiet_key(*m), NO_KEY);
+                castles += u64::from(m.is_castle());
+                for k in legal.iter().chain(&previous) {
+                    assert_eq!(quiet_key(*m) == quiet_key(*k), m == k, "{m:?} {k:?}");
+                    pairs += 1;
+                    equal += u64::from(m == k);
+                }
+            }
+            previous = legal;
+        });
+        assert!(pairs > 1_000_000 && equal > 100_000 && castles > 1_000);
     }
 
     /// Perft through the search's own move path: every move the picker yields
