@@ -232,21 +232,19 @@ impl MovePicker {
         }
         // One bounds check for the scan, not one per slot.
         let scores = &self.scores[cursor..end];
-        let mut best = 0;
         // SAFETY: only slots in `[cursor, end)` are read: below `noisy_end` every slot
         // was written by `generate` with its capture, above it by `score_quiets` (the
         // quiets are sorted only when they were scored, and `skip_quiets` never goes
         // back to false). The swap below keeps both slots written.
-        let mut best_score = unsafe { scores[0].assume_init() };
-        for (i, s) in scores.iter().enumerate().skip(1) {
-            // SAFETY: as above.
-            let s = unsafe { s.assume_init() };
-            if s > best_score {
-                best = i;
-                best_score = s;
-            }
-        }
-        let best = cursor + best;
+        let score = |s: &MaybeUninit<i32>| unsafe { s.assume_init() };
+        // The best score first (a reduction the compiler vectorises), then the first
+        // slot holding it: the same slot as one scan keeping the first maximum.
+        let best_score = scores.iter().map(score).fold(i32::MIN, i32::max);
+        let best = cursor
+            + scores
+                .iter()
+                .position(|s| score(s) == best_score)
+                .expect("the best score is in the range");
         // The picked move is returned from a register: read back from the list after
         // the swap's byte-wise stores, it stalled on store forwarding.
         let m = self.moves[best];
