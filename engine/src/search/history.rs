@@ -218,6 +218,20 @@ impl History {
         self.capture_hist[capture_index(color, m)] as i32
     }
 
+    /// [`History::capture_score`] of a move already taken apart: its role, target
+    /// and captured role (`m.capture()`: a pawn for en passant).
+    #[inline(always)]
+    pub fn capture_score_parts(
+        &self,
+        color: Color,
+        role: Role,
+        to: Square,
+        capture: Option<Role>,
+    ) -> i32 {
+        let pt = ((color as usize) * 6 + role as usize - 1) * 64 + to as usize;
+        self.capture_hist[pt * 8 + capture.map_or(0, |r| r as usize)] as i32
+    }
+
     fn update_quiet(&mut self, color: Color, m: &Move, keys: ContKeys, delta: i32, max: i32) {
         gravity(&mut self.butterfly[butterfly_index(color, m)], delta, max);
         let pt = piece_to(color, m);

@@ -195,12 +195,28 @@ impl MovePicker {
         let color = pos.turn();
         let mut n = 0;
         for i in 0..self.moves.len() {
-            let m = self.moves[i];
-            if is_noisy(&m) {
+            // Each move taken apart once (what `is_noisy`, `captured_value`,
+            // `capture_score` and `role` would each match on again).
+            let (role, to, capture, promotion) = match self.moves[i] {
+                Move::Normal {
+                    role,
+                    to,
+                    capture,
+                    promotion,
+                    ..
+                } => (role, to, capture, promotion),
+                Move::EnPassant { to, .. } => (Role::Pawn, to, Some(Role::Pawn), None),
+                Move::Castle { rook, .. } => (Role::King, rook, None, None),
+                Move::Put { role, to } => (role, to, None, None),
+            };
+            if capture.is_some() || promotion.is_some() {
+                debug_assert!(is_noisy(&self.moves[i]));
                 self.moves.swap(n, i);
-                let promo = m.promotion().map_or(0, |r| values.of(r));
-                let hist = history.capture_score(color, &m) / values.caphist_div;
-                let score = (captured_value(&m, values) + promo + hist) * 16 - m.role() as i32;
+                let promo = promotion.map_or(0, |r| values.of(r));
+                let hist =
+                    history.capture_score_parts(color, role, to, capture) / values.caphist_div;
+                let victim = capture.map_or(0, |r| values.of(r));
+                let score = (victim + promo + hist) * 16 - role as i32;
                 self.scores[n] = MaybeUninit::new(score);
                 n += 1;
             }
