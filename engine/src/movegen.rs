@@ -23,6 +23,26 @@ use shakmaty::{
     Bitboard, CastlingSide, Chess, Color, Move, MoveList, Piece, Position as _, Role, Square,
 };
 
+/// Runs `$body` once for bishops, rooks and queens, in that order (shakmaty's), with
+/// `$role` and `$attack` (the role's attack function) bound to constants: written
+/// out per role, the attack lookup is not chosen by a branch for every piece.
+macro_rules! for_each_slider {
+    ($role:ident, $attack:ident => $body:block) => {{
+        {
+            let ($role, $attack) = (Role::Bishop, attacks::bishop_attacks);
+            $body
+        }
+        {
+            let ($role, $attack) = (Role::Rook, attacks::rook_attacks);
+            $body
+        }
+        {
+            let ($role, $attack) = (Role::Queen, attacks::queen_attacks);
+            $body
+        }
+    }};
+}
+
 /// Promotion pieces, in the order shakmaty generates them.
 const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
 
@@ -62,9 +82,26 @@ pub fn push_noisy(pos: &Chess, moves: &mut MoveList) {
 /// know them already).
 #[inline(always)]
 fn push_noisy_with_checkers(pos: &Chess, checkers: Bitboard, moves: &mut MoveList) {
+    match pos.turn() {
+        Color::White => push_noisy_for::<true>(pos, checkers, moves),
+        Color::Black => push_noisy_for::<false>(pos, checkers, moves),
+    }
+}
+
+/// The side to move as a compile-time constant: one copy of a generator per colour,
+/// in which every pawn direction and rank folds instead of being branched on.
+#[inline(always)]
+fn side<const WHITE: bool>() -> Color {
+    if WHITE { Color::White } else { Color::Black }
+}
+
+/// [`push_noisy_with_checkers`] for White (`WHITE`) or Black to move.
+#[inline(always)]
+fn push_noisy_for<const WHITE: bool>(pos: &Chess, checkers: Bitboard, moves: &mut MoveList) {
     debug_assert_eq!(checkers, pos.checkers());
     let board = pos.board();
-    let us = pos.turn();
+    let us = side::<WHITE>();
+    debug_assert_eq!(us, pos.turn());
     let their = board.by_color(!us);
     let occupied = board.occupied();
     let king = board.king_of(us).expect("legal positions have a king");
@@ -145,20 +182,17 @@ fn push_noisy_with_checkers(pos: &Chess, checkers: Bitboard, moves: &mut MoveLis
             moves.push(normal(Role::Knight, from, board.role_at(to), to, None));
         }
     }
-    for role in [Role::Bishop, Role::Rook, Role::Queen] {
+    // One loop per slider (`for_each_slider`): the attack lookup is fixed at compile
+    // time, not chosen per piece.
+    for_each_slider!(role, attack => {
         for from in board.by_role(role) & board.by_color(us) {
-            let reach = match role {
-                Role::Bishop => attacks::bishop_attacks(from, occupied),
-                Role::Rook => attacks::rook_attacks(from, occupied),
-                _ => attacks::queen_attacks(from, occupied),
-            };
-            for to in reach & targets {
+            for to in attack(from, occupied) & targets {
                 if legal(from, to) {
                     moves.push(normal(role, from, board.role_at(to), to, None));
                 }
             }
         }
-    }
+    });
 
     if checkers.is_empty() {
         push_king_captures(pos, king, moves);
@@ -467,8 +501,18 @@ pub fn quiets_for_picker(pos: &Chess, tt_move: Option<Move>, moves: &mut MoveLis
 /// captures and promotions between them (all but en passant and pawn captures).
 #[inline(always)]
 fn gen_quiets<S: QuietSink>(pos: &Chess, sink: &mut S) {
+    match pos.turn() {
+        Color::White => gen_quiets_for::<S, true>(pos, sink),
+        Color::Black => gen_quiets_for::<S, false>(pos, sink),
+    }
+}
+
+/// [`gen_quiets`] for White (`WHITE`) or Black to move.
+#[inline(always)]
+fn gen_quiets_for<S: QuietSink, const WHITE: bool>(pos: &Chess, sink: &mut S) {
     let board = pos.board();
-    let us = pos.turn();
+    let us = side::<WHITE>();
+    debug_assert_eq!(us, pos.turn());
     let ours = board.by_color(us);
     let theirs = board.by_color(!us);
     let occupied = board.occupied();
@@ -517,19 +561,15 @@ fn gen_quiets<S: QuietSink>(pos: &Chess, sink: &mut S) {
     for from in board.knights() & ours & !pinned {
         piece_moves(Role::Knight, from, attacks::knight_attacks(from));
     }
-    for role in [Role::Bishop, Role::Rook, Role::Queen] {
+    for_each_slider!(role, attack => {
         for from in board.by_role(role) & ours {
-            let mut reach = match role {
-                Role::Bishop => attacks::bishop_attacks(from, occupied),
-                Role::Rook => attacks::rook_attacks(from, occupied),
-                _ => attacks::queen_attacks(from, occupied),
-            };
+            let mut reach = attack(from, occupied);
             if pinned.contains(from) {
                 reach &= attacks::ray(king, from);
             }
             piece_moves(role, from, reach);
         }
-    }
+    });
 
     // King steps onto unattacked squares, then castling.
     for to in attacks::king_attacks(king) & !ours {

@@ -450,16 +450,30 @@ impl Evaluator {
 
         // Attack maps of both sides: pawns and king here, the pieces in `side_terms`;
         // king danger, threats and passed pawns read both.
-        let mut maps = [AttackMap::default(); 2];
-        for color in Color::ALL {
-            maps[color as usize] = AttackMap::pawns_and_king(board, color);
+        // Each loop over the colours is written out once per colour (`for_each_color`):
+        // with the colour a constant, its shifts, ranks and signs fold at compile time.
+        macro_rules! for_each_color {
+            ($color:ident => $body:block) => {{
+                {
+                    let $color = Color::White;
+                    $body
+                }
+                {
+                    let $color = Color::Black;
+                    $body
+                }
+            }};
         }
-        for color in Color::ALL {
+        let mut maps = [AttackMap::default(); 2];
+        for_each_color!(color => {
+            maps[color as usize] = AttackMap::pawns_and_king(board, color);
+        });
+        for_each_color!(color => {
             let map = &mut maps[color as usize];
             let side = self.side_terms(board, color, occupied, map, t);
             score += signed(color, side);
-        }
-        for color in Color::ALL {
+        });
+        for_each_color!(color => {
             score += signed(color, self.king_danger(board, color, &maps, t));
             let white_first = if color == Color::White { 0 } else { 1 };
             let o = outposts::evaluate(&self.weights, board, color, outposts[white_first], t);
@@ -471,7 +485,7 @@ impl Evaluator {
             let ours = passed[white_first];
             let p = passed::evaluate(&self.weights, board, color, ours, &maps, t);
             score += signed(color, p);
-        }
+        });
 
         // Tempo
         score += signed(pos.turn(), self.weights[f::TEMPO]);
@@ -523,62 +537,69 @@ impl Evaluator {
             Color::Black => 0xFFu64 << 8,
         };
         let enemy_king_on_back_rank = relative_rank(us, enemy_king as usize) == 7;
-        for (i, role) in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
-            .into_iter()
-            .enumerate()
-        {
-            for sq in board.by_piece(role.of(us)) {
-                let attacks = match role {
-                    Role::Knight => knight_attacks(sq),
-                    Role::Bishop => bishop_attacks(sq, occ),
-                    Role::Rook => rook_attacks(sq, occ),
-                    _ => queen_attacks(sq, occ),
-                }
-                .0;
-                map.add(role, attacks);
-                // Mobility: a table per piece by count (low counts catch trapped pieces).
-                let mobility = (attacks & mobility_area).count_ones() as usize;
-                if T::ON {
-                    add(Section::Mobility, f::MOBILITY[i][mobility], 1, t);
-                } else {
-                    // A queen reaches at most 27 squares.
-                    debug_assert!(mobility < f::MOBILITY[i].len());
-                    mobility_sum += self.mobility[i][mobility % MOBILITY_MAX];
-                }
-                let zone = (attacks & king_zone).count_ones() as i32;
-                if zone > 0 {
-                    map.zone_hits += zone;
-                    map.zone_attackers += 1;
-                    map.zone_weight += self.king_danger.weight[i];
-                }
-                let sq_bb = 1u64 << sq as u32;
-                match role {
-                    Role::Knight => {
-                        add(
-                            Section::KnightTropism,
-                            f::KNIGHT_TROPISM,
-                            -(sq.distance(enemy_king) as i32),
-                            t,
-                        );
+        // One copy of the loop per piece type (a macro, not a loop over the roles):
+        // with the role a constant, the attack lookup and the role-specific terms are
+        // chosen at compile time instead of by a jump table for every piece.
+        macro_rules! piece_terms {
+            ($i:expr, $role:expr) => {{
+                let (i, role): (usize, Role) = ($i, $role);
+                for sq in board.by_piece(role.of(us)) {
+                    let attacks = match role {
+                        Role::Knight => knight_attacks(sq),
+                        Role::Bishop => bishop_attacks(sq, occ),
+                        Role::Rook => rook_attacks(sq, occ),
+                        _ => queen_attacks(sq, occ),
                     }
-                    Role::Rook => {
-                        let file = pawns::FILE_A << (sq as usize % 8);
-                        if file & all_pawns == 0 {
-                            add(Section::RookFiles, f::ROOK_OPEN_FILE, 1, t);
-                        } else if file & own_pawns == 0 {
-                            add(Section::RookFiles, f::ROOK_SEMI_OPEN_FILE, 1, t);
+                    .0;
+                    map.add(role, attacks);
+                    // Mobility: a table per piece by count (low counts catch trapped pieces).
+                    let mobility = (attacks & mobility_area).count_ones() as usize;
+                    if T::ON {
+                        add(Section::Mobility, f::MOBILITY[i][mobility], 1, t);
+                    } else {
+                        // A queen reaches at most 27 squares.
+                        debug_assert!(mobility < f::MOBILITY[i].len());
+                        mobility_sum += self.mobility[i][mobility % MOBILITY_MAX];
+                    }
+                    let zone = (attacks & king_zone).count_ones() as i32;
+                    if zone > 0 {
+                        map.zone_hits += zone;
+                        map.zone_attackers += 1;
+                        map.zone_weight += self.king_danger.weight[i];
+                    }
+                    let sq_bb = 1u64 << sq as u32;
+                    match role {
+                        Role::Knight => {
+                            add(
+                                Section::KnightTropism,
+                                f::KNIGHT_TROPISM,
+                                -(sq.distance(enemy_king) as i32),
+                                t,
+                            );
                         }
+                        Role::Rook => {
+                            let file = pawns::FILE_A << (sq as usize % 8);
+                            if file & all_pawns == 0 {
+                                add(Section::RookFiles, f::ROOK_OPEN_FILE, 1, t);
+                            } else if file & own_pawns == 0 {
+                                add(Section::RookFiles, f::ROOK_SEMI_OPEN_FILE, 1, t);
+                            }
+                        }
+                        _ => {}
                     }
-                    _ => {}
+                    if matches!(role, Role::Rook | Role::Queen)
+                        && sq_bb & seventh_rank != 0
+                        && enemy_king_on_back_rank
+                    {
+                        add(Section::MajorsOnSeventh, f::MAJOR_SEVENTH, 1, t);
+                    }
                 }
-                if matches!(role, Role::Rook | Role::Queen)
-                    && sq_bb & seventh_rank != 0
-                    && enemy_king_on_back_rank
-                {
-                    add(Section::MajorsOnSeventh, f::MAJOR_SEVENTH, 1, t);
-                }
-            }
+            }};
         }
+        piece_terms!(0, Role::Knight);
+        piece_terms!(1, Role::Bishop);
+        piece_terms!(2, Role::Rook);
+        piece_terms!(3, Role::Queen);
 
         // Majors on the 7th defending each other along the rank
         let majors_on_seventh = (board.rooks_and_queens() & board.by_color(us)).0 & seventh_rank;

@@ -117,7 +117,14 @@ impl QuietScorer<'_> {
     #[inline(always)]
     pub fn score(&self, m: &Move) -> i32 {
         let (from, to) = from_to(m);
-        let pt = piece_to(self.color, m);
+        self.score_parts(m.role(), from, to)
+    }
+
+    /// [`QuietScorer::score`] of a move already taken apart: its role, and its
+    /// origin and target as `from_to` gives them (castling: king and rook squares).
+    #[inline(always)]
+    pub fn score_parts(&self, role: Role, from: Square, to: Square) -> i32 {
+        let pt = ((self.color as usize) * 6 + role as usize - 1) * 64 + to as usize;
         self.butterfly[from as usize * 64 + to as usize]
             + self.counter[pt] as i32
             + self.follow_up[pt] as i32
@@ -209,6 +216,20 @@ impl History {
     #[inline(always)]
     pub fn capture_score(&self, color: Color, m: &Move) -> i32 {
         self.capture_hist[capture_index(color, m)] as i32
+    }
+
+    /// [`History::capture_score`] of a move already taken apart: its role, target
+    /// and captured role (`m.capture()`: a pawn for en passant).
+    #[inline(always)]
+    pub fn capture_score_parts(
+        &self,
+        color: Color,
+        role: Role,
+        to: Square,
+        capture: Option<Role>,
+    ) -> i32 {
+        let pt = ((color as usize) * 6 + role as usize - 1) * 64 + to as usize;
+        self.capture_hist[pt * 8 + capture.map_or(0, |r| r as usize)] as i32
     }
 
     fn update_quiet(&mut self, color: Color, m: &Move, keys: ContKeys, delta: i32, max: i32) {

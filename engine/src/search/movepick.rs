@@ -10,7 +10,7 @@
 
 use std::mem::MaybeUninit;
 
-use shakmaty::{Color, Move, MoveList};
+use shakmaty::{Color, Move, MoveList, Role, Square};
 
 use super::history::{ContKeys, History};
 use super::see::{SeeValues, captured_value, see};
@@ -70,6 +70,42 @@ pub struct MovePicker {
 
 /// More than the legal moves of any chess position (218).
 const MAX_MOVES: usize = 256;
+
+// Quiet keys
+//
+// A quiet move (a normal move without capture or promotion, or castling) as one
+// integer: two quiets are equal exactly when their keys are. A killer or counter
+// move that is not such a quiet gets `NO_KEY`, which no quiet has (it cannot equal
+// one either: a quiet has no capture and no promotion).
+
+const NO_KEY: u32 = u32::MAX;
+
+#[inline(always)]
+fn normal_key(role: Role, from: Square, to: Square) -> u32 {
+    role as u32 | (from as u32) << 3 | (to as u32) << 9
+}
+
+/// Castling keys have bit 15 set, above every normal key.
+#[inline(always)]
+fn castle_key(king: Square, rook: Square) -> u32 {
+    1 << 15 | king as u32 | (rook as u32) << 6
+}
+
+/// The key of `m` if it is a quiet move, else `NO_KEY`.
+#[inline(always)]
+fn quiet_key(m: Move) -> u32 {
+    match m {
+        Move::Normal {
+            role,
+            from,
+            capture: None,
+            to,
+            promotion: None,
+        } => normal_key(role, from, to),
+        Move::Castle { king, rook } => castle_key(king, rook),
+        _ => NO_KEY,
+    }
+}
 
 /// Killer/counter bonuses sit far above any history score.
 const KILLER_1: i32 = 1 << 30;
@@ -159,12 +195,28 @@ impl MovePicker {
         let color = pos.turn();
         let mut n = 0;
         for i in 0..self.moves.len() {
-            let m = self.moves[i];
-            if is_noisy(&m) {
+            // Each move taken apart once (what `is_noisy`, `captured_value`,
+            // `capture_score` and `role` would each match on again).
+            let (role, to, capture, promotion) = match self.moves[i] {
+                Move::Normal {
+                    role,
+                    to,
+                    capture,
+                    promotion,
+                    ..
+                } => (role, to, capture, promotion),
+                Move::EnPassant { to, .. } => (Role::Pawn, to, Some(Role::Pawn), None),
+                Move::Castle { rook, .. } => (Role::King, rook, None, None),
+                Move::Put { role, to } => (role, to, None, None),
+            };
+            if capture.is_some() || promotion.is_some() {
+                debug_assert!(is_noisy(&self.moves[i]));
                 self.moves.swap(n, i);
-                let promo = m.promotion().map_or(0, |r| values.of(r));
-                let hist = history.capture_score(color, &m) / values.caphist_div;
-                let score = (captured_value(&m, values) + promo + hist) * 16 - m.role() as i32;
+                let promo = promotion.map_or(0, |r| values.of(r));
+                let hist =
+                    history.capture_score_parts(color, role, to, capture) / values.caphist_div;
+                let victim = capture.map_or(0, |r| values.of(r));
+                let score = (victim + promo + hist) * 16 - role as i32;
                 self.scores[n] = MaybeUninit::new(score);
                 n += 1;
             }
@@ -196,21 +248,19 @@ impl MovePicker {
         }
         // One bounds check for the scan, not one per slot.
         let scores = &self.scores[cursor..end];
-        let mut best = 0;
         // SAFETY: only slots in `[cursor, end)` are read: below `noisy_end` every slot
         // was written by `generate` with its capture, above it by `score_quiets` (the
         // quiets are sorted only when they were scored, and `skip_quiets` never goes
         // back to false). The swap below keeps both slots written.
-        let mut best_score = unsafe { scores[0].assume_init() };
-        for (i, s) in scores.iter().enumerate().skip(1) {
-            // SAFETY: as above.
-            let s = unsafe { s.assume_init() };
-            if s > best_score {
-                best = i;
-                best_score = s;
-            }
-        }
-        let best = cursor + best;
+        let score = |s: &MaybeUninit<i32>| unsafe { s.assume_init() };
+        // The best score first (a reduction the compiler vectorises), then the first
+        // slot holding it: the same slot as one scan keeping the first maximum.
+        let best_score = scores.iter().map(score).fold(i32::MIN, i32::max);
+        let best = cursor
+            + scores
+                .iter()
+                .position(|s| score(s) == best_score)
+                .expect("the best score is in the range");
         // The picked move is returned from a register: read back from the list after
         // the swap's byte-wise stores, it stalled on store forwarding.
         let m = self.moves[best];
@@ -224,16 +274,27 @@ impl MovePicker {
     #[inline(never)]
     fn score_quiets(&mut self, history: &History, color: Color) {
         let scorer = history.quiet_scorer(color, self.cont);
+        let [killer_1, killer_2, counter] =
+            [self.killers[0], self.killers[1], self.counter].map(|r| r.map_or(NO_KEY, quiet_key));
         for i in self.noisy_end..self.moves.len() {
-            let m = self.moves[i];
-            let score = if Some(m) == self.killers[0] {
+            // Each quiet is taken apart once: the killer/counter tests compare one
+            // integer, the history lookups need no further matching on the move.
+            let (role, from, to, key) = match self.moves[i] {
+                Move::Normal { role, from, to, .. } => (role, from, to, normal_key(role, from, to)),
+                Move::Castle { king, rook } => (Role::King, king, rook, castle_key(king, rook)),
+                Move::EnPassant { .. } | Move::Put { .. } => {
+                    unreachable!("the quiets are normal moves and castling")
+                }
+            };
+            debug_assert!(!is_noisy(&self.moves[i]));
+            let score = if key == killer_1 {
                 KILLER_1
-            } else if Some(m) == self.killers[1] {
+            } else if key == killer_2 {
                 KILLER_2
-            } else if Some(m) == self.counter {
+            } else if key == counter {
                 COUNTER
             } else {
-                scorer.score(&m)
+                scorer.score_parts(role, from, to)
             };
             self.scores[i] = MaybeUninit::new(score);
         }
@@ -435,6 +496,29 @@ mod tests {
             }
         });
         assert!(compared > 100_000, "{compared}");
+    }
+
+    /// Quiet keys tell moves apart exactly as `==` does: every quiet of a perft node
+    /// against every legal move of that node and of the node before (stale killers:
+    /// captures, promotions, en passant, other pieces on the same squares).
+    #[test]
+    fn quiet_keys_are_equal_exactly_when_the_moves_are() {
+        let mut previous: Vec<Move> = Vec::new();
+        let (mut pairs, mut equal, mut castles) = (0u64, 0u64, 0u64);
+        crate::perft::walk_suite(&|p, m| p.play(m), &mut |pos| {
+            let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
+            for m in legal.iter().filter(|m| !is_noisy(m)) {
+                assert_ne!(quiet_key(*m), NO_KEY);
+                castles += u64::from(m.is_castle());
+                for k in legal.iter().chain(&previous) {
+                    assert_eq!(quiet_key(*m) == quiet_key(*k), m == k, "{m:?} {k:?}");
+                    pairs += 1;
+                    equal += u64::from(m == k);
+                }
+            }
+            previous = legal;
+        });
+        assert!(pairs > 1_000_000 && equal > 100_000 && castles > 1_000);
     }
 
     /// Perft through the search's own move path: every move the picker yields
