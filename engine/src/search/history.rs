@@ -268,10 +268,15 @@ impl History {
         if super::movepick::is_noisy(&best) {
             self.update_capture(color, &best, bonus, max);
         } else {
-            self.update_quiet(color, &best, keys, bonus, max);
-            for m in quiets_tried {
-                if *m != best {
-                    self.update_quiet(color, m, keys, -malus, max);
+            // hist_single_skip_depth: a quiet that cut as the first quiet tried at a
+            // shallow draft says little about how it compares with the others
+            // (Ethereal's rule); the killers and the counter move below still learn it.
+            if !quiets_tried.is_empty() || depth > p.hist_single_skip_depth() {
+                self.update_quiet(color, &best, keys, bonus, max);
+                for m in quiets_tried {
+                    if *m != best {
+                        self.update_quiet(color, m, keys, -malus, max);
+                    }
                 }
             }
             let k = &mut self.killers[ply];
