@@ -17,7 +17,13 @@ pub const PIECE_TO: usize = 12 * 64;
 /// capture history key). `color` is the side making the move.
 #[inline(always)]
 pub fn piece_to(color: Color, m: &Move) -> usize {
-    ((color as usize) * 6 + m.role() as usize - 1) * 64 + m.to() as usize
+    piece_to_parts(color, m.role(), m.to())
+}
+
+/// [`piece_to`] of a move already taken apart into its role and `m.to()`.
+#[inline(always)]
+fn piece_to_parts(color: Color, role: Role, to: Square) -> usize {
+    ((color as usize) * 6 + role as usize - 1) * 64 + to as usize
 }
 
 /// The continuation-history rows of a node: the piece-to slots of the move played
@@ -64,7 +70,13 @@ fn butterfly_index(color: Color, m: &Move) -> usize {
 
 #[inline(always)]
 fn capture_index(color: Color, m: &Move) -> usize {
-    piece_to(color, m) * 8 + m.capture().map_or(0, |r: Role| r as usize)
+    capture_index_parts(color, m.role(), m.to(), m.capture())
+}
+
+/// [`capture_index`] of a move already taken apart (`capture`: `m.capture()`).
+#[inline(always)]
+fn capture_index_parts(color: Color, role: Role, to: Square, capture: Option<Role>) -> usize {
+    piece_to_parts(color, role, to) * 8 + capture.map_or(0, |r| r as usize)
 }
 
 /// Counter-move slot: the piece (colour, role) and target square of the previous move.
@@ -124,7 +136,7 @@ impl QuietScorer<'_> {
     /// origin and target as `from_to` gives them (castling: king and rook squares).
     #[inline(always)]
     pub fn score_parts(&self, role: Role, from: Square, to: Square) -> i32 {
-        let pt = ((self.color as usize) * 6 + role as usize - 1) * 64 + to as usize;
+        let pt = piece_to_parts(self.color, role, to);
         self.butterfly[from as usize * 64 + to as usize]
             + self.counter[pt] as i32
             + self.follow_up[pt] as i32
@@ -228,8 +240,7 @@ impl History {
         to: Square,
         capture: Option<Role>,
     ) -> i32 {
-        let pt = ((color as usize) * 6 + role as usize - 1) * 64 + to as usize;
-        self.capture_hist[pt * 8 + capture.map_or(0, |r| r as usize)] as i32
+        self.capture_hist[capture_index_parts(color, role, to, capture)] as i32
     }
 
     fn update_quiet(&mut self, color: Color, m: &Move, keys: ContKeys, delta: i32, max: i32) {
