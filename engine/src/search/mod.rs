@@ -974,11 +974,14 @@ impl Worker {
                         // lmr_ttpv: a former PV node is searched more carefully.
                         r -= p.lmr_ttpv();
                     }
-                    // lmr_refutation: killers and the counter move refuted a sibling.
-                    if matches!(
-                        picker.cut_kind(&m, in_check),
-                        CutKind::Killer1 | CutKind::Killer2 | CutKind::Counter
-                    ) {
+                    // lmr_refutation: killers and the counter move refuted a sibling
+                    // (the picker's move comparisons only when the term is on).
+                    if p.lmr_refutation() != 0
+                        && matches!(
+                            picker.cut_kind(&m, in_check),
+                            CutKind::Killer1 | CutKind::Killer2 | CutKind::Counter
+                        )
+                    {
                         r -= p.lmr_refutation();
                     }
                     if gives_check {
