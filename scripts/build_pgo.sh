@@ -1,30 +1,38 @@
 #!/usr/bin/env bash
-# Profile-guided build of the `occam` engine (the fastest binary this project makes),
-# the way Stockfish's `make profile-build` does it:
+# Profile-guided (PGO) release build of the `occam` engine and, with --tuner, of the
+# `tuner` (whose in-process games are the lab's throughput), the way Stockfish's
+# `make profile-build` does it:
 #
-#   1. build an instrumented engine (rustc -Cprofile-generate),
-#   2. run `occam bench` with it to record which branches and calls are hot,
-#   3. merge the raw profiles with llvm-profdata (the one from rustup's llvm-tools
-#      component: its LLVM must be the one rustc uses, older ones cannot read the files),
-#   4. build again with -Cprofile-use, so LLVM lays out, inlines and orders code for
-#      the measured paths.
+#   1. build instrumented binaries (rustc -Cprofile-generate) in target/pgo/gen,
+#   2. training run, deterministic and short: `occam bench` (default depth) and, with
+#      --tuner, a few fixed-node in-process games of the instrumented tuner (the game
+#      loop around the same search: new games, TT reuse between moves, adjudication),
+#   3. merge the raw profiles with llvm-profdata (rustup's llvm-tools component: its
+#      LLVM must be rustc's, older ones cannot read the files),
+#   4. build again with -Cprofile-use in target/pgo/use, so LLVM lays out, inlines and
+#      orders code for the measured paths.
 #
 #   scripts/build_pgo.sh [--frozen] [--tuner] [EXE]
 #
-#   --frozen  build with `--features frozen` (every parameter a compiled-in constant);
-#             the profile is recorded with a frozen instrumented build, so it matches.
-#   --tuner   also build the `tuner` binary with the same profile (its in-process games
-#             run the same engine code; functions the profile does not cover are
-#             compiled as usual).
+#   --frozen  build with `--features occam/frozen` (every parameter a compiled-in
+#             constant); the profile is recorded with a frozen instrumented build.
+#   --tuner   also build the `tuner` with the profile, and train on its games too.
 #   EXE       where to copy the engine (default target/pgo/occam, or
 #             target/pgo/occam-frozen with --frozen); the tuner goes next to it as
 #             `tuner` (or `tuner-frozen`).
 #
+# Both builds compile the same packages with the same features: the profile names
+# functions by their mangled symbols, whose hashes depend on the crate graph (the tuner
+# turns on features of shared crates), so a different graph would silently match
+# nothing. The ordinary `cargo build --release` output (target/release) is untouched.
+#
 # The search is unchanged: the script checks that the optimised engine's bench node
-# count equals the instrumented one's. Needs the Rust toolchain from rustup with the
-# llvm-tools component (`rustup component add llvm-tools`); LLVM_PROFDATA=path
-# overrides the llvm-profdata it uses (its LLVM major version must match rustc's).
-# Work files go to target/pgo/ (separate target dirs, so ordinary builds are untouched).
+# count equals the instrumented one's (and, on x86-64, that the binary uses POPCNT, the
+# project's .cargo/config.toml flag, which the extra flags here are added to, not
+# replacing it). Needs the Rust toolchain from rustup with the llvm-tools component
+# (`rustup component add llvm-tools`); LLVM_PROFDATA=path overrides the llvm-profdata it
+# uses (its LLVM major version must match rustc's). Safe to rerun: old raw profiles are
+# deleted first. Two fat-LTO builds: run it under `nice -n 19` on a busy machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,7 +57,7 @@ host=$(rustc -vV | sed -n 's/^host: //p')
 rustc_llvm=$(rustc -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
 [[ -n "$host" && -n "$rustc_llvm" ]] || die "cannot read the host triple and LLVM version from 'rustc -vV'"
 
-# llvm-profdata whose LLVM major version is rustc's.
+# llvm-profdata whose LLVM major version is rustc's (the system's is usually older).
 profdata=${LLVM_PROFDATA:-$(rustc --print sysroot)/lib/rustlib/$host/bin/llvm-profdata}
 if [[ ! -x "$profdata" ]]; then
   die "llvm-profdata for LLVM $rustc_llvm not found at $profdata: run 'rustup component add llvm-tools' (or set LLVM_PROFDATA to an llvm-profdata of LLVM $rustc_llvm)"
@@ -68,44 +76,68 @@ exe=${exe:-$work/occam$suffix}
 pkgs=(-p occam --bin occam)
 ((tuner)) && pkgs+=(-p tuner --bin tuner)
 
-# The extra rustflags go into target.<host>.rustflags, which cargo joins with the
-# project's target.'cfg(...)'.rustflags (.cargo/config.toml: POPCNT), and `--target`
-# keeps them off build scripts (an instrumented build.rs would write profiles too).
+# The extra flag goes into target.<host>.rustflags, which cargo joins with the project's
+# target.'cfg(...)'.rustflags (.cargo/config.toml: POPCNT); RUSTFLAGS would replace
+# them. `--target` keeps it off build scripts and proc macros (an instrumented build.rs
+# would write profiles too).
 build() { # <target dir> <rustflag>
-  local tdir=$1 flag=$2
-  CARGO_TARGET_DIR=$tdir cargo build --release --locked --target "$host" \
-    -p occam --bin occam "${features[@]}" \
-    --config "target.$host.rustflags=[\"$flag\"]"
+  CARGO_TARGET_DIR=$1 cargo build --release --locked --target "$host" \
+    "${pkgs[@]}" "${features[@]}" --config "target.$host.rustflags=[\"$2\"]"
+}
+bench_nodes() { # <occam binary>: the node count of `occam bench` (last line `N nodes M nps`)
+  "$1" bench | awk '/ nodes .* nps$/ { n = $1 } END { print n }'
+}
+put() { # <file> <destination>: replaced atomically
+  mkdir -p "$(dirname "$2")"
+  cp "$1" "$2.tmp.$$"
+  mv -f "$2.tmp.$$" "$2"
 }
 
 echo "== 1/4 instrumented build (target/pgo/gen$suffix)" >&2
+build "$work/gen$suffix" "-Cprofile-generate=$profiles"
+gen_dir=$work/gen$suffix/$host/release
+
+echo "== 2/4 training run" >&2
+unset LLVM_PROFILE_FILE # would send the profiles elsewhere
 rm -rf "$profiles"
 mkdir -p "$profiles"
-build "$work/gen$suffix" "-Cprofile-generate=$profiles"
-gen_exe=$work/gen$suffix/$host/release/occam
-
-echo "== 2/4 training run: occam bench" >&2
-gen_nodes=$("$gen_exe" bench | awk '/ nodes .* nps$/ { n = $1 } END { print n }')
+echo "occam bench" >&2
+gen_nodes=$(bench_nodes "$gen_dir/occam")
 [[ -n "$gen_nodes" ]] || die "the instrumented engine's bench printed no node count"
+if ((tuner)); then
+  # Fixed nodes and one game at a time: the same games, hence the same profile, on
+  # every run. 2000 nodes per move over 8 games is about as many nodes as the bench.
+  training=(match --a name=a,compiled --b name=b,compiled --nodes 2000 --pairs 4 --concurrency 1)
+  echo "tuner ${training[*]}" >&2
+  "$gen_dir/tuner" "${training[@]}" >"$work/training$suffix.log" 2>&1 ||
+    die "the instrumented tuner's training games failed (output: $work/training$suffix.log)"
+fi
 compgen -G "$profiles/*.profraw" >/dev/null || die "the training run wrote no profile to $profiles"
 
 echo "== 3/4 merging profiles ($profdata)" >&2
-"$profdata" merge -o "$profiles/occam.profdata" "$profiles"/*.profraw
+merged=$profiles/merged.profdata
+"$profdata" merge -o "$merged" "$profiles"/*.profraw
+# The profile's content in its name: a new profile changes the rustflags, so cargo
+# rebuilds with it instead of reusing artifacts optimised for an older one.
+sum=$(cksum <"$merged" | cut -d ' ' -f 1)
+mv -f "$merged" "$profiles/occam-$sum.profdata"
 
 echo "== 4/4 optimised build (target/pgo/use$suffix)" >&2
-CARGO_TARGET_DIR=$work/use$suffix cargo build --release --locked --target "$host" \
-  "${pkgs[@]}" "${features[@]}" \
-  --config "target.$host.rustflags=[\"-Cprofile-use=$profiles/occam.profdata\"]"
+build "$work/use$suffix" "-Cprofile-use=$profiles/occam-$sum.profdata"
 out_dir=$work/use$suffix/$host/release
 
-use_nodes=$("$out_dir/occam" bench | awk '/ nodes .* nps$/ { n = $1 } END { print n }')
+use_nodes=$(bench_nodes "$out_dir/occam")
 if [[ "$use_nodes" != "$gen_nodes" ]]; then
   die "bench node counts differ: instrumented $gen_nodes, optimised $use_nodes (the optimised build is not the same engine)"
 fi
-mkdir -p "$(dirname "$exe")"
-cp "$out_dir/occam" "$exe"
+if [[ "$host" == x86_64-* ]] && command -v objdump >/dev/null; then
+  popcnts=$(objdump -d --no-show-raw-insn "$out_dir/occam" | grep -c popcnt || true)
+  ((popcnts > 0)) || die "$out_dir/occam has no POPCNT instruction: the target-feature of .cargo/config.toml was lost"
+fi
+
+put "$out_dir/occam" "$exe"
 echo "PGO engine: $exe (bench $use_nodes nodes, same as the instrumented build)"
 if ((tuner)); then
-  cp "$out_dir/tuner" "$(dirname "$exe")/tuner$suffix"
+  put "$out_dir/tuner" "$(dirname "$exe")/tuner$suffix"
   echo "PGO tuner:  $(dirname "$exe")/tuner$suffix"
 fi
