@@ -53,7 +53,7 @@ impl Worker {
         let tt_move = sh
             .tt
             .probe(root, 0)
-            .and_then(|h| h.mv)
+            .and_then(|h| h.mv(root))
             .filter(|m| allowed.contains(m));
         let mut result = SearchResult {
             best_move: tt_move.or_else(|| allowed.first().copied()),
