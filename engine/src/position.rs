@@ -285,7 +285,7 @@ impl Position {
     /// into a call to the C library's `memcpy`, about 40 instructions and a call
     /// on every move the search makes.
     #[inline(always)]
-    fn copy(&self) -> Position {
+    pub fn copy(&self) -> Position {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::__m128i;
@@ -321,9 +321,12 @@ impl Position {
         self.clone()
     }
 
-    /// [`Position::play_psq_keyed`] in place: this position becomes the one after `m`.
+    /// [`Position::play_psq_keyed`] in place: this position (a [`Position::copy`] of
+    /// the parent) becomes the one after `m`. The search calls the two itself, so
+    /// the child is made in its own variable: returned from `play_psq_keyed`, it was
+    /// still moved there by a `memcpy` call.
     #[inline(never)]
-    fn make_psq_keyed(&mut self, m: Move, table: &PsqTable, child_hash: u64) {
+    pub fn make_psq_keyed(&mut self, m: Move, table: &PsqTable, child_hash: u64) {
         debug_assert_eq!(child_hash, self.child_hash(m), "child_hash of another move");
         // The delta reads the side to move and the pieces before the move.
         let carried =

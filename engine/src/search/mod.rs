@@ -785,7 +785,8 @@ impl Worker {
                     }
                     let key = pos.child_hash(m);
                     sh.tt.prefetch(key);
-                    let child = pos.play_psq_keyed(m, self.eval.psq_table(), key);
+                    let mut child = pos.copy();
+                    child.make_psq_keyed(m, self.eval.psq_table(), key);
                     self.set_current_move(ply, Some(m), pos.turn());
                     self.keys.push(pos.hash());
                     let mut v = -self.qsearch(ctx, &child, -pc_beta, -pc_beta + 1, ply + 1);
@@ -950,7 +951,8 @@ impl Worker {
                 }
             }
 
-            let child = pos.play_psq_keyed(m, self.eval.psq_table(), child_key);
+            let mut child = pos.copy();
+            child.make_psq_keyed(m, self.eval.psq_table(), child_key);
             self.set_current_move(ply, Some(m), color);
             let gives_check = child.is_check();
             // ext_: check extension, guarded by the ply so the tree cannot explode.

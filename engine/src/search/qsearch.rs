@@ -78,7 +78,8 @@ impl Worker {
             let key = pos.child_hash(m);
             sh.tt.prefetch(key);
             self.eval.prefetch(key);
-            let child = pos.play_psq_keyed(m, self.eval.psq_table(), key);
+            let mut child = pos.copy();
+            child.make_psq_keyed(m, self.eval.psq_table(), key);
             self.keys.push(pos.hash());
             let score = -self.qsearch(ctx, &child, -beta, -alpha, ply + 1);
             self.keys.pop();
