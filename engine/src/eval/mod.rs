@@ -573,7 +573,7 @@ impl Evaluator {
                             add(
                                 Section::KnightTropism,
                                 f::KNIGHT_TROPISM,
-                                -(sq.distance(enemy_king) as i32),
+                                -pawns::distance(sq, enemy_king),
                                 t,
                             );
                         }
@@ -615,33 +615,27 @@ impl Evaluator {
             add(Section::BishopPair, f::BISHOP_PAIR, 1, t);
         }
 
-        // King safety: pawn shield and open files around our king
-        let king_file = king as usize % 8;
-        let king_rank = relative_rank(us, king as usize);
-        let files = pawns::adjacent_files(king_file) | (pawns::FILE_A << king_file);
-        let rank_mask = |ahead: usize| -> u64 {
-            let r = king_rank + ahead;
-            if r > 7 {
-                return 0;
-            }
-            let absolute = if us == Color::White { r } else { 7 - r };
-            0xFFu64 << (8 * absolute)
-        };
-        let near = (files & rank_mask(1) & own_pawns).count_ones() as i32;
+        // King safety: pawn shield and open files around our king (the king's file
+        // and its neighbours; the masks come from a table by colour and square)
+        let shield = &KING_SHIELD[us as usize][king as usize];
+        let near = (shield.near & own_pawns).count_ones() as i32;
         if near > 0 {
             add(Section::KingSafety, f::KING_SHIELD_NEAR, near, t);
         }
-        let far = (files & rank_mask(2) & own_pawns).count_ones() as i32;
+        let far = (shield.far & own_pawns).count_ones() as i32;
         if far > 0 {
             add(Section::KingSafety, f::KING_SHIELD_FAR, far, t);
         }
-        for file in king_file.saturating_sub(1)..=(king_file + 1).min(7) {
-            let mask = pawns::FILE_A << file;
-            if mask & all_pawns == 0 {
-                add(Section::KingSafety, f::KING_OPEN_FILE, 1, t);
-            } else if mask & own_pawns == 0 {
-                add(Section::KingSafety, f::KING_SEMI_OPEN_FILE, 1, t);
-            }
+        // The same files as a file set: without any pawn, or without ours.
+        let pawn_files = pawns::file_set(all_pawns);
+        let open = (shield.files & !pawn_files).count_ones() as i32;
+        if open > 0 {
+            add(Section::KingSafety, f::KING_OPEN_FILE, open, t);
+        }
+        let semi_open =
+            (shield.files & pawn_files & !pawns::file_set(own_pawns)).count_ones() as i32;
+        if semi_open > 0 {
+            add(Section::KingSafety, f::KING_SEMI_OPEN_FILE, semi_open, t);
         }
 
         s + mobility_sum
@@ -796,6 +790,63 @@ impl AttackMap {
         self.by[role as usize - 1] |= attacks;
     }
 }
+
+/// The squares and files the king-safety terms look at for one king.
+#[derive(Clone, Copy)]
+struct KingShield {
+    /// Pawns one and two ranks ahead of the king (its file and the ones beside it).
+    near: u64,
+    far: u64,
+    /// Those files as a file set (bit 0 = file a).
+    files: u32,
+}
+
+/// `KING_SHIELD[color as usize][king square]` (shakmaty's colour order).
+static KING_SHIELD: [[KingShield; 64]; 2] = {
+    const EMPTY: KingShield = KingShield {
+        near: 0,
+        far: 0,
+        files: 0,
+    };
+    let mut t = [[EMPTY; 64]; 2];
+    let mut c = 0;
+    while c < 2 {
+        let white = c == Color::White as usize;
+        let mut sq = 0;
+        while sq < 64 {
+            let file = sq % 8;
+            let mut files_bb = pawns::FILE_A << file;
+            let mut files = 1u32 << file;
+            if file > 0 {
+                files_bb |= pawns::FILE_A << (file - 1);
+                files |= 1 << (file - 1);
+            }
+            if file < 7 {
+                files_bb |= pawns::FILE_A << (file + 1);
+                files |= 1 << (file + 1);
+            }
+            let king_rank = if white { sq / 8 } else { 7 - sq / 8 };
+            let mut masks = [0u64; 2];
+            let mut ahead = 1;
+            while ahead <= 2 {
+                let r = king_rank + ahead;
+                if r <= 7 {
+                    let absolute = if white { r } else { 7 - r };
+                    masks[ahead - 1] = files_bb & (0xFFu64 << (8 * absolute));
+                }
+                ahead += 1;
+            }
+            t[c][sq] = KingShield {
+                near: masks[0],
+                far: masks[1],
+                files,
+            };
+            sq += 1;
+        }
+        c += 1;
+    }
+    t
+};
 
 /// The king's square and its neighbours.
 #[inline(always)]

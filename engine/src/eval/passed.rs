@@ -10,7 +10,7 @@
 //! passer from a blockaded one.
 
 use super::features::{self as f, Section};
-use super::pawns::{FRONT, relative_rank};
+use super::pawns::{FRONT, distance, relative_rank};
 use super::{AttackMap, S, Tracer};
 use shakmaty::{Board, Color, Square};
 
@@ -54,14 +54,10 @@ pub(super) fn evaluate<T: Tracer>(
             }
         }
         let stop = Square::new(stop as u32);
-        add(
-            f::PAWN_PASSED_KING_OWN_RANK[r],
-            stop.distance(king) as i32,
-            t,
-        );
+        add(f::PAWN_PASSED_KING_OWN_RANK[r], distance(stop, king), t);
         add(
             f::PAWN_PASSED_KING_ENEMY_RANK[r],
-            stop.distance(enemy_king) as i32,
+            distance(stop, enemy_king),
             t,
         );
         if FRONT[ci][sq] & (enemy | attacked) == 0 {

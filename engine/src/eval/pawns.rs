@@ -26,7 +26,7 @@ const fn front_span(color: usize, sq: usize) -> u64 {
     }
 }
 
-pub const fn adjacent_files(file: usize) -> u64 {
+const fn adjacent_files_of(file: usize) -> u64 {
     let mut m = 0;
     if file > 0 {
         m |= FILE_A << (file - 1);
@@ -36,6 +36,56 @@ pub const fn adjacent_files(file: usize) -> u64 {
     }
     m
 }
+
+/// `ADJACENT_FILES[file]`: the files beside `file` (one or two).
+static ADJACENT_FILES: [u64; 8] = {
+    let mut t = [0; 8];
+    let mut file = 0;
+    while file < 8 {
+        t[file] = adjacent_files_of(file);
+        file += 1;
+    }
+    t
+};
+
+/// The files beside `file` (a table lookup: the evaluation asks for every pawn).
+#[inline(always)]
+pub fn adjacent_files(file: usize) -> u64 {
+    ADJACENT_FILES[file & 7]
+}
+
+/// The files holding any of `squares`, one bit per file (bit 0 = file a).
+#[inline(always)]
+pub fn file_set(squares: u64) -> u32 {
+    let mut b = squares;
+    b |= b >> 32;
+    b |= b >> 16;
+    b |= b >> 8;
+    (b & 0xFF) as u32
+}
+
+/// Chebyshev distance between two squares (king moves), by table: the evaluation
+/// asks it for every knight and passed pawn.
+#[inline(always)]
+pub fn distance(a: shakmaty::Square, b: shakmaty::Square) -> i32 {
+    DISTANCE[a as usize][b as usize] as i32
+}
+
+static DISTANCE: [[u8; 64]; 64] = {
+    let mut t = [[0; 64]; 64];
+    let mut a: usize = 0;
+    while a < 64 {
+        let mut b: usize = 0;
+        while b < 64 {
+            let files = (a % 8).abs_diff(b % 8);
+            let ranks = (a / 8).abs_diff(b / 8);
+            t[a][b] = if files > ranks { files } else { ranks } as u8;
+            b += 1;
+        }
+        a += 1;
+    }
+    t
+};
 
 /// Squares whose enemy pawns stop a pawn on `sq` from being passed: the front span on
 /// its own and the adjacent files.

@@ -858,3 +858,44 @@ fn eval_cost() {
         100.0 * psq / full
     );
 }
+
+/// The square and file tables equal what they replace: shakmaty's distance, the
+/// files beside a file, the files holding some squares, and the king-shield masks
+/// (pawns one and two ranks ahead on the king's file and beside it).
+#[test]
+fn eval_lookup_tables_equal_their_definitions() {
+    for a in Square::ALL {
+        for b in Square::ALL {
+            assert_eq!(pawns::distance(a, b), a.distance(b) as i32, "{a} {b}");
+        }
+    }
+    for file in 0..8usize {
+        let mut beside = 0u64;
+        for other in [file.wrapping_sub(1), file + 1] {
+            if other < 8 {
+                beside |= pawns::FILE_A << other;
+            }
+        }
+        assert_eq!(pawns::adjacent_files(file), beside);
+    }
+    for bb in [0u64, 1, 1 << 63, 0x0081_0000_0000_4200, !0] {
+        let files = (0..8).filter(|f| bb & (pawns::FILE_A << f) != 0);
+        assert_eq!(pawns::file_set(bb), files.fold(0, |s, f| s | 1 << f));
+    }
+    for color in Color::ALL {
+        for king in Square::ALL {
+            let file = king as usize % 8;
+            let files = pawns::adjacent_files(file) | pawns::FILE_A << file;
+            let rank = pawns::relative_rank(color, king as usize);
+            let ahead = |n: usize| -> u64 {
+                (0..64)
+                    .filter(|&sq| pawns::relative_rank(color, sq) == rank + n)
+                    .fold(0, |m, sq| m | 1 << sq)
+            };
+            let shield = &KING_SHIELD[color as usize][king as usize];
+            assert_eq!(shield.near, files & ahead(1), "{color:?} {king}");
+            assert_eq!(shield.far, files & ahead(2), "{color:?} {king}");
+            assert_eq!(shield.files, pawns::file_set(files));
+        }
+    }
+}

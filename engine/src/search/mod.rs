@@ -27,7 +27,7 @@ use crate::position::{Game, Position};
 use crate::tablebase::{ProbeSettings, Tablebases};
 use history::{ContKeys, History, piece_to};
 use movepick::{MovePicker, is_noisy};
-use see::{SeeValues, see};
+use see::{SeeValues, see, see_below};
 pub use stats::{CutKind, SearchStats};
 use time::TimeManager;
 use tt::{Bound, TranspositionTable, TtHit, eval_from_tt};
@@ -567,14 +567,17 @@ impl Worker {
         if depth == 0 {
             self.stats.tt_probes_qs += 1;
             self.stats.tt_hits_qs += tt.is_some() as u64;
-        } else {
-            self.stats.tt_moves += tt.is_some_and(|h| h.mv.is_some()) as u64;
         }
         if let Some(h) = tt
             && beta - alpha <= 1
             && h.depth >= depth
             && h.cuts(alpha, beta)
         {
+            // stats: the move of an entry that settles the node is not needed, and
+            // is unpacked for the count alone (the other nodes count it in `negamax`).
+            if depth != 0 {
+                self.stats.tt_moves += h.mv(pos).is_some() as u64;
+            }
             return ControlFlow::Break(h.score);
         }
         let static_eval = if in_check {
@@ -645,7 +648,10 @@ impl Worker {
         } else {
             (None, self.stack[ply].static_eval)
         };
-        let tt_move = tt.and_then(|h| h.mv);
+        let tt_move = tt.and_then(|h| h.mv(pos));
+        if excluded.is_none() {
+            self.stats.tt_moves += tt_move.is_some() as u64;
+        }
         let tt_move_noisy = tt_move.is_some_and(|t| is_noisy(&t));
         // tt_pv: this node is or once was on a PV (the flag stays with the entry).
         let tt_pv = pv_node || tt.is_some_and(|h| h.pv);
@@ -773,12 +779,14 @@ impl Worker {
                 let pc_depth = depth - p.probcut_reduction();
                 let mut picker = MovePicker::new_qsearch(tt_move, false);
                 while let Some(m) = picker.next(pos, &self.history, &sh.see_values) {
-                    if see(pos, &m, &sh.see_values) < pc_beta - static_eval {
+                    let threshold = pc_beta - static_eval;
+                    if see_below(pos, &m, &sh.see_values, picker.known_see(), threshold) {
                         continue;
                     }
                     let key = pos.child_hash(m);
                     sh.tt.prefetch(key);
-                    let child = pos.play_psq_keyed(m, self.eval.psq_table(), key);
+                    let mut child = pos.copy();
+                    child.make_psq_keyed(m, self.eval.psq_table(), key);
                     self.set_current_move(ply, Some(m), pos.turn());
                     self.keys.push(pos.hash());
                     let mut v = -self.qsearch(ctx, &child, -pc_beta, -pc_beta + 1, ply + 1);
@@ -893,7 +901,13 @@ impl Worker {
                         continue;
                     }
                 } else if depth <= p.seeprune_max_depth()
-                    && see(pos, &m, &sh.see_values) < -p.seeprune_capture_margin() * depth * depth
+                    && see_below(
+                        pos,
+                        &m,
+                        &sh.see_values,
+                        picker.known_see(),
+                        -p.seeprune_capture_margin() * depth * depth,
+                    )
                 {
                     continue;
                 }
@@ -937,7 +951,8 @@ impl Worker {
                 }
             }
 
-            let child = pos.play_psq_keyed(m, self.eval.psq_table(), child_key);
+            let mut child = pos.copy();
+            child.make_psq_keyed(m, self.eval.psq_table(), child_key);
             self.set_current_move(ply, Some(m), color);
             let gives_check = child.is_check();
             // ext_: check extension, guarded by the ply so the tree cannot explode.

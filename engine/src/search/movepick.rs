@@ -107,6 +107,9 @@ fn quiet_key(m: Move) -> u32 {
     }
 }
 
+/// A score slot of a returned capture whose SEE the picker did not compute.
+const NO_SEE: i32 = i32::MIN;
+
 /// Killer/counter bonuses sit far above any history score.
 const KILLER_1: i32 = 1 << 30;
 const KILLER_2: i32 = KILLER_1 - 1;
@@ -333,6 +336,22 @@ impl MovePicker {
         }
     }
 
+    /// SEE of the move [`MovePicker::next`] returned last, if the picker computed it
+    /// (captures it had to test, and every losing capture): the search's SEE pruning
+    /// reuses it instead of playing out the same exchange again. The value sits in
+    /// the score slot of the move just returned (its score is never read again);
+    /// captures returned without a SEE leave `NO_SEE` there.
+    #[inline(always)]
+    pub fn known_see(&self) -> Option<i32> {
+        if !matches!(self.stage, Stage::GoodCaptures | Stage::BadCaptures) || self.cursor == 0 {
+            return None;
+        }
+        // SAFETY: in these stages the slot before the cursor was written when its
+        // move was returned (see the writes in `next`).
+        let see = unsafe { self.scores[self.cursor - 1].assume_init() };
+        (see != NO_SEE).then_some(see)
+    }
+
     /// The next move to search, or `None` when all are exhausted.
     pub fn next(&mut self, pos: &Position, history: &History, values: &SeeValues) -> Option<Move> {
         loop {
@@ -357,14 +376,21 @@ impl MovePicker {
                         } else {
                             -history.capture_score(pos.turn(), &m) / values.caphist_see_div
                         };
-                        let good = m.is_promotion()
-                            || captured_value(&m, values) >= values.of(m.role())
-                            || see(pos, &m, values) >= threshold.min(0);
-                        if good {
+                        // `known_see` reads the SEE from the slot of the move returned.
+                        let slot = self.cursor - 1;
+                        if m.is_promotion() || captured_value(&m, values) >= values.of(m.role()) {
+                            self.scores[slot] = MaybeUninit::new(NO_SEE);
                             return Some(m);
                         }
-                        // Park it among the losing captures (slots already yielded).
+                        let see = see(pos, &m, values);
+                        if see >= threshold.min(0) {
+                            self.scores[slot] = MaybeUninit::new(see);
+                            return Some(m);
+                        }
+                        // Park it among the losing captures (slots already yielded),
+                        // its SEE in the score slot, which nothing reads any more.
                         self.moves[self.bad_end] = m;
+                        self.scores[self.bad_end] = MaybeUninit::new(see);
                         self.bad_end += 1;
                     }
                     None => {
@@ -496,6 +522,48 @@ mod tests {
             }
         });
         assert!(compared > 100_000, "{compared}");
+    }
+
+    /// `known_see` gives the SEE of the capture just returned exactly when the
+    /// picker computed it (every losing capture among them), and nothing for other
+    /// moves, in the main search's and the q-search's pickers.
+    #[test]
+    fn known_see_is_the_see_of_the_move_just_returned() {
+        let values = SeeValues::new(&Params::default());
+        let history = History::default();
+        let (mut known, mut bad) = (0u64, 0u64);
+        crate::perft::walk_suite(&|p, m| p.play(m), &mut |pos| {
+            let legal = pos.legal_moves();
+            let tt = legal.iter().copied().find(is_noisy);
+            for qsearch in [false, true] {
+                let mut p = if qsearch {
+                    MovePicker::new_qsearch(tt, pos.is_check())
+                } else {
+                    MovePicker::new(tt, [None; 2], None, ContKeys::default())
+                };
+                while let Some(m) = p.next(pos, &history, &values) {
+                    match p.known_see() {
+                        Some(s) => {
+                            assert_eq!(s, see(pos, &m, &values), "{} {m}", pos.fen());
+                            known += 1;
+                        }
+                        None => assert!(
+                            Some(m) == tt
+                                || !is_noisy(&m)
+                                || m.is_promotion()
+                                || captured_value(&m, &values) >= values.of(m.role()),
+                            "{} {m}",
+                            pos.fen()
+                        ),
+                    }
+                    if p.stage == Stage::BadCaptures {
+                        assert!(p.known_see().is_some_and(|s| s < 0));
+                        bad += 1;
+                    }
+                }
+            }
+        });
+        assert!(known > 10_000 && bad > 1_000, "{known} {bad}");
     }
 
     /// Quiet keys tell moves apart exactly as `==` does: every quiet of a perft node

@@ -4,8 +4,8 @@
 
 use std::ops::ControlFlow;
 
-use super::movepick::MovePicker;
-use super::see::{captured_value, see};
+use super::movepick::{MovePicker, is_noisy};
+use super::see::{captured_value, see_below};
 use super::tt::Bound;
 use super::{Ctx, INF, MATE, MAX_PLY, Worker};
 use crate::position::Position;
@@ -53,7 +53,8 @@ impl Worker {
 
         let original_alpha = alpha;
         let mut best_move = None;
-        let tt_move = tt.and_then(|h| h.mv);
+        // Only a move the picker keeps is checked for legality (see `new_qsearch`).
+        let tt_move = tt.and_then(|h| h.mv_if(pos, |m| in_check || is_noisy(m)));
         let mut picker = MovePicker::new_qsearch(tt_move, in_check);
         while let Some(m) = picker.next(pos, &self.history, &sh.see_values) {
             if !in_check {
@@ -66,7 +67,9 @@ impl Worker {
                 }
                 // The picker already dropped losing captures; the TT move and
                 // promotions were not screened by SEE there.
-                if (Some(m) == tt_move || m.is_promotion()) && see(pos, &m, &sh.see_values) < 0 {
+                if (Some(m) == tt_move || m.is_promotion())
+                    && see_below(pos, &m, &sh.see_values, picker.known_see(), 0)
+                {
                     continue;
                 }
             }
@@ -75,7 +78,8 @@ impl Worker {
             let key = pos.child_hash(m);
             sh.tt.prefetch(key);
             self.eval.prefetch(key);
-            let child = pos.play_psq_keyed(m, self.eval.psq_table(), key);
+            let mut child = pos.copy();
+            child.make_psq_keyed(m, self.eval.psq_table(), key);
             self.keys.push(pos.hash());
             let score = -self.qsearch(ctx, &child, -beta, -alpha, ply + 1);
             self.keys.pop();

@@ -37,7 +37,8 @@ impl Worker {
         self.keys.extend_from_slice(&game.history);
         self.root_keys = self.keys.len();
         self.stack.fill(Frame::default());
-        let root = &game.position;
+        // The root carries its material + PST sum, so its children need not sum it.
+        let root = &game.position.with_psq(self.eval.psq_table());
         let legal = root.legal_moves();
         // searchmoves: the legal ones among them; none legal (or none given) is all.
         self.root_moves.clear();
@@ -53,7 +54,7 @@ impl Worker {
         let tt_move = sh
             .tt
             .probe(root, 0)
-            .and_then(|h| h.mv)
+            .and_then(|h| h.mv(root))
             .filter(|m| allowed.contains(m));
         let mut result = SearchResult {
             best_move: tt_move.or_else(|| allowed.first().copied()),

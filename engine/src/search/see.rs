@@ -82,6 +82,29 @@ const fn empty_board_lines() -> [[u64; 64]; 2] {
     lines
 }
 
+/// Whether `see(pos, m, v) < threshold`, playing the exchange out only when it must:
+/// `known` is the SEE of `m` if the caller already has it (the move picker's
+/// good/bad capture split), and an exchange never ends below the captured piece
+/// minus the moving one (every later capture is one the side to move may decline;
+/// a promotion's gain and loss of the new piece cancel), so a threshold at or
+/// below that needs no exchange at all (most captures of an equal or bigger piece).
+#[inline(always)]
+pub fn see_below(
+    pos: &Position,
+    m: &Move,
+    v: &SeeValues,
+    known: Option<i32>,
+    threshold: i32,
+) -> bool {
+    if let Some(see) = known {
+        return see < threshold;
+    }
+    if captured_value(m, v) - v.of(m.role()) >= threshold {
+        return false;
+    }
+    see(pos, m, v) < threshold
+}
+
 fn least_valuable(board: &shakmaty::Board, set: Bitboard) -> Option<(Square, Role)> {
     for role in Role::ALL {
         if let Some(sq) = (set & board.by_role(role)).first() {
@@ -182,6 +205,28 @@ mod tests {
         let pos = Position::from_fen(fen, false).unwrap();
         let m = pos.parse_uci_move(uci).unwrap();
         see(&pos, &m, &SeeValues::new(&Params::default()))
+    }
+
+    /// `see_below` answers `see < threshold` for every move of every perft node,
+    /// given the SEE or not, at thresholds around the lower bound it skips with.
+    #[test]
+    fn see_below_agrees_with_see() {
+        let v = SeeValues::new(&Params::default());
+        let mut skipped = 0u64;
+        crate::perft::walk_suite(&|p, m| p.play(m), &mut |pos| {
+            for m in pos.legal_moves() {
+                let exact = see(pos, &m, &v);
+                let bound = captured_value(&m, &v) - v.of(m.role());
+                assert!(exact >= bound, "{} {m}: {exact} < {bound}", pos.fen());
+                for threshold in [-1000, -300, -30, 0, 1, 100, 250] {
+                    let below = exact < threshold;
+                    assert_eq!(see_below(pos, &m, &v, None, threshold), below);
+                    assert_eq!(see_below(pos, &m, &v, Some(exact), threshold), below);
+                    skipped += u64::from(bound >= threshold);
+                }
+            }
+        });
+        assert!(skipped > 100_000, "{skipped}");
     }
 
     #[test]

@@ -25,7 +25,9 @@ pub enum Bound {
 /// One probe result, with the score already converted back to the probing ply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TtHit {
-    pub mv: Option<Move>,
+    /// The stored move, packed; [`TtHit::mv`] unpacks it and checks it is legal.
+    /// Left packed by the probe: most hits that settle a q-search node never use it.
+    packed_move: u16,
     pub score: i32,
     pub eval: i32,
     pub depth: i32,
@@ -36,6 +38,20 @@ pub struct TtHit {
 }
 
 impl TtHit {
+    /// The stored move if it is legal in `pos`, the position probed.
+    #[inline]
+    pub fn mv(&self, pos: &Position) -> Option<Move> {
+        unpack(self.packed_move, pos)
+    }
+
+    /// [`TtHit::mv`] when `keep` accepts the move: the cheap test runs before the
+    /// legality check, which is skipped for a move that would be dropped anyway.
+    #[inline]
+    pub fn mv_if(&self, pos: &Position, keep: impl FnOnce(&Move) -> bool) -> Option<Move> {
+        let m = decode_own(self.packed_move, pos)?;
+        (keep(&m) && crate::movegen::is_legal(pos.board(), m)).then_some(m)
+    }
+
     /// Whether the stored score settles a node searched with the window (alpha, beta):
     /// an exact score always, a lower bound at or above beta, an upper bound at or
     /// below alpha.
@@ -285,6 +301,14 @@ fn pack(m: Move) -> u16 {
 /// collision, stale entry). Legality is checked because playing an illegal move
 /// corrupts a shakmaty position.
 pub fn unpack(packed: u16, pos: &Position) -> Option<Move> {
+    let m = decode_own(packed, pos)?;
+    crate::movegen::is_legal(pos.board(), m).then_some(m)
+}
+
+/// The move a packed entry names when its origin holds a piece of the side to move
+/// (legal or not); `None` for no move.
+#[inline]
+fn decode_own(packed: u16, pos: &Position) -> Option<Move> {
     if packed == 0 {
         return None;
     }
@@ -293,8 +317,7 @@ pub fn unpack(packed: u16, pos: &Position) -> Option<Move> {
     if board.board().piece_at(from)?.color != board.turn() {
         return None;
     }
-    let m = decode(packed, board)?;
-    crate::movegen::is_legal(board, m).then_some(m)
+    decode(packed, board)
 }
 
 /// The move a packed entry names in `board`, legal or not: the piece on the origin
@@ -396,7 +419,7 @@ impl TranspositionTable {
         let _ = hash;
     }
 
-    /// Looks `pos` up; the TT move is validated as legal.
+    /// Looks `pos` up; the TT move stays packed until [`TtHit::mv`] validates it.
     #[inline]
     pub fn probe(&self, pos: &Position, ply: usize) -> Option<TtHit> {
         let hash = pos.hash();
@@ -413,7 +436,7 @@ impl TranspositionTable {
             _ => Bound::Exact,
         };
         Some(TtHit {
-            mv: unpack(e.mv, pos),
+            packed_move: e.mv,
             score: score_from_tt(e.score as i32, ply),
             eval: e.eval as i32,
             depth: e.depth as i32,
@@ -520,7 +543,13 @@ mod tests {
         // Mate in 3 plies from this node found at ply 5: root-relative MATE - 8.
         tt.store(pos.hash(), 5, Some(m), MATE - 8, 12, 7, Bound::Exact, true);
         let hit = tt.probe(&pos, 5).unwrap();
-        assert_eq!(hit.mv, Some(m));
+        assert_eq!(hit.mv(&pos), Some(m));
+        assert_eq!(hit.mv_if(&pos, |m| m.is_capture()), None);
+        assert_eq!(hit.mv_if(&pos, |m| !m.is_capture()), Some(m));
+        // Not legal for the other side to move (its pawn is not on e2).
+        let after = pos.play(pos.parse_uci_move("g1f3").unwrap());
+        assert_eq!(hit.mv(&after), None);
+        assert_eq!(hit.mv_if(&after, |_| true), None);
         assert_eq!(hit.score, MATE - 8);
         assert_eq!(hit.depth, 7);
         assert_eq!(hit.bound, Bound::Exact);
@@ -531,7 +560,7 @@ mod tests {
         tt.store(pos.hash(), 2, None, -MATE + 10, 0, 7, Bound::Upper, false);
         assert_eq!(tt.probe(&pos, 4).unwrap().score, -MATE + 12);
         // A move-less store keeps the old move.
-        assert_eq!(tt.probe(&pos, 4).unwrap().mv, Some(m));
+        assert_eq!(tt.probe(&pos, 4).unwrap().mv(&pos), Some(m));
         assert!(!tt.probe(&pos, 4).unwrap().pv);
     }
 
