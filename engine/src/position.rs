@@ -254,7 +254,9 @@ impl Position {
     /// position has none for `table` (the first move after the root).
     #[inline]
     pub fn play_psq(&self, m: Move, table: &PsqTable) -> Position {
-        self.play_psq_keyed(m, table, self.child_hash(m))
+        let mut next = self.copy();
+        next.make_psq_keyed(m, table, self.child_hash(m));
+        next
     }
 
     /// This position carrying its material + piece-square sum under `table`: the
@@ -265,19 +267,6 @@ impl Position {
         p.psq = table.full_sum(&p.board);
         p.psq_gen = table.generation();
         p
-    }
-
-    /// [`Position::play_psq`] given `child_hash`, which must be `self.child_hash(m)`
-    /// (already computed to prefetch the child's TT bucket).
-    ///
-    /// Inlined so that the copy lands directly in the caller's variable and the move
-    /// is made there: made in a function of its own and returned, the 168-byte
-    /// position was copied once more, by a call to `memcpy` (1.5% of the search).
-    #[inline(always)]
-    pub fn play_psq_keyed(&self, m: Move, table: &PsqTable, child_hash: u64) -> Position {
-        let mut next = self.copy();
-        next.make_psq_keyed(m, table, child_hash);
-        next
     }
 
     /// The same as `clone()`, copied in 16-byte moves written out: the compiler
@@ -321,10 +310,11 @@ impl Position {
         self.clone()
     }
 
-    /// [`Position::play_psq_keyed`] in place: this position (a [`Position::copy`] of
-    /// the parent) becomes the one after `m`. The search calls the two itself, so
-    /// the child is made in its own variable: returned from `play_psq_keyed`, it was
-    /// still moved there by a `memcpy` call.
+    /// [`Position::play_psq`] in place, given `child_hash`, which must be
+    /// `self.child_hash(m)` (already computed to prefetch the child's TT bucket):
+    /// this position (a [`Position::copy`] of the parent) becomes the one after `m`.
+    /// The search makes the child in its own variable this way: returned from a
+    /// function, the 168-byte position was moved once more by a `memcpy` call.
     #[inline(never)]
     pub fn make_psq_keyed(&mut self, m: Move, table: &PsqTable, child_hash: u64) {
         debug_assert_eq!(child_hash, self.child_hash(m), "child_hash of another move");

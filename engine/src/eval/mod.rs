@@ -815,16 +815,7 @@ static KING_SHIELD: [[KingShield; 64]; 2] = {
         let mut sq = 0;
         while sq < 64 {
             let file = sq % 8;
-            let mut files_bb = pawns::FILE_A << file;
-            let mut files = 1u32 << file;
-            if file > 0 {
-                files_bb |= pawns::FILE_A << (file - 1);
-                files |= 1 << (file - 1);
-            }
-            if file < 7 {
-                files_bb |= pawns::FILE_A << (file + 1);
-                files |= 1 << (file + 1);
-            }
+            let files_bb = pawns::adjacent_files_of(file) | pawns::FILE_A << file;
             let king_rank = if white { sq / 8 } else { 7 - sq / 8 };
             let mut masks = [0u64; 2];
             let mut ahead = 1;
@@ -839,7 +830,7 @@ static KING_SHIELD: [[KingShield; 64]; 2] = {
             t[c][sq] = KingShield {
                 near: masks[0],
                 far: masks[1],
-                files,
+                files: pawns::file_set(files_bb),
             };
             sq += 1;
         }

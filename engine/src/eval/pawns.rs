@@ -26,7 +26,7 @@ const fn front_span(color: usize, sq: usize) -> u64 {
     }
 }
 
-const fn adjacent_files_of(file: usize) -> u64 {
+pub const fn adjacent_files_of(file: usize) -> u64 {
     let mut m = 0;
     if file > 0 {
         m |= FILE_A << (file - 1);
@@ -56,7 +56,7 @@ pub fn adjacent_files(file: usize) -> u64 {
 
 /// The files holding any of `squares`, one bit per file (bit 0 = file a).
 #[inline(always)]
-pub fn file_set(squares: u64) -> u32 {
+pub const fn file_set(squares: u64) -> u32 {
     let mut b = squares;
     b |= b >> 32;
     b |= b >> 16;
