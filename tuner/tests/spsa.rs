@@ -492,3 +492,97 @@ fn only_clock_parameters_in_clockless_games_is_refused() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// θ after the first pair of a run's journal, and that pair's pentanomial index.
+fn first_step(dir: &Path) -> (Vec<f64>, u64) {
+    let text = std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap();
+    let pair: serde_json::Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|l| l["type"] == "pair")
+        .unwrap();
+    let theta = pair["theta"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_f64().unwrap())
+        .collect();
+    (theta, pair["penta"].as_u64().unwrap())
+}
+
+#[test]
+fn r_end_sets_the_rate_of_the_run_not_of_the_file() {
+    let (dir, file) = scratch("rend");
+    let before = std::fs::read_to_string(&file).unwrap();
+    let start: Vec<f64> = param_values(&before)
+        .iter()
+        .take(2)
+        .map(|(_, v)| *v as f64)
+        .collect();
+    // The first pair that is not level moves θ by a step proportional to r_end: find one
+    // at the file's rate, then play the same pair (same seed) at ten times the rate.
+    let mut found = None;
+    for seed in 1..=40 {
+        let seed = seed.to_string();
+        let out = spsa_two(
+            &file,
+            "--pairs 1 --threads 1 --no-write --restart --r-end 0.002 --seed",
+            &[&seed],
+        );
+        let err = succeeded(&out);
+        assert!(err.contains("r_end 0.002,"), "{err}");
+        let (theta, penta) = first_step(&dir);
+        if penta != 2 {
+            found = Some((seed, theta));
+            break;
+        }
+    }
+    let (seed, slow) = found.expect("40 seeds without a decisive first pair");
+    let out = spsa_two(
+        &file,
+        "--pairs 1 --threads 1 --restart --r-end 0.02 --seed",
+        &[&seed],
+    );
+    let err = succeeded(&out);
+    assert!(err.contains("r_end 0.02,"), "{err}");
+    let (fast, _) = first_step(&dir);
+    for i in 0..2 {
+        let (d_slow, d_fast) = (slow[i] - start[i], fast[i] - start[i]);
+        assert!(d_slow != 0.0, "{slow:?}");
+        assert!((d_fast - 10.0 * d_slow).abs() < 1e-9, "{slow:?} {fast:?}");
+    }
+    // The run records its rate; the file keeps its own r_end (only values may change).
+    let result: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("search.spsa.result.json")).unwrap(),
+    )
+    .unwrap();
+    for p in result["config"]["params"].as_array().unwrap() {
+        assert_eq!(p["r_end"].as_f64(), Some(0.02), "{p}");
+    }
+    let after = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(without_values(&after), without_values(&before));
+    // A resumed run keeps the rate it was started with, and says so.
+    let out = spsa_two(
+        &file,
+        "--pairs 1 --threads 1 --resume --r-end 0.5 --seed",
+        &[&seed],
+    );
+    let err = succeeded(&out);
+    assert!(
+        err.contains("r_end 0.02); other flags are ignored"),
+        "{err}"
+    );
+    // Bad rates are refused before anything is touched.
+    let journal = std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap();
+    for bad in ["0", "-0.01", "nan", "inf", "fast"] {
+        let out = spsa_two(&file, "--pairs 1 --threads 1 --restart --r-end", &[bad]);
+        let err = failed(&out);
+        assert!(err.contains("--r-end"), "{bad}: {err}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), after);
+        assert_eq!(
+            std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap(),
+            journal
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

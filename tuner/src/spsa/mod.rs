@@ -42,8 +42,21 @@ use crate::pgn;
 use crate::pgn::PgnWriter;
 use crate::uci_engine::EngineSpec;
 use schedule::Hyper;
-use server::{LeftOut, RunConfig, RunFiles, Server, WorkItem};
+use server::{LeftOut, RunConfig, RunFiles, Server, TunedParam, WorkItem};
 use target::{Candidate, External, InProcess, Slot, Target};
+
+/// The run's `r_end`: one figure when every tuned parameter has the same, else its range.
+fn r_end_text(config: &RunConfig) -> String {
+    let r = config.params.iter().map(|p| p.r_end);
+    let (lo, hi) = r.fold((f64::INFINITY, 0.0_f64), |(lo, hi), r| {
+        (lo.min(r), hi.max(r))
+    });
+    if lo == hi || config.params.is_empty() {
+        format!("{hi}")
+    } else {
+        format!("{lo}..{hi}")
+    }
+}
 
 /// Planned pairs of the default run: about a quarter of an hour on two cores at the
 /// default 8000 nodes per move.
@@ -108,6 +121,13 @@ pub struct Args {
     /// SPSA perturbation decay exponent γ.
     #[arg(long, default_value_t = Hyper::GAMMA)]
     pub gamma: f64,
+    /// The learning rate at the end of the run (a_k/c_k² at k = N) for every tuned
+    /// parameter, in place of the files' `r_end`, for this run only: the journal records
+    /// it (a resumed run keeps its own) and the files keep theirs. The files' 0.002 is
+    /// OpenBench's rate for tunes of tens of thousands of pairs; within a few thousand it
+    /// moves a value by a fraction of its `c_end`, so shorter runs need about 0.01.
+    #[arg(long, value_name = "R", allow_negative_numbers = true)]
+    pub r_end: Option<f64>,
     /// Tune but do not write the parameter files (the journal and table are written).
     #[arg(long, conflicts_with = "verify")]
     pub no_write: bool,
@@ -198,6 +218,11 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     if !(args.alpha > 0.0 && args.gamma > 0.0 && args.big_a.is_none_or(|a| a >= 0.0)) {
         bail!("--alpha and --gamma must be positive and --spsa-a non-negative");
     }
+    if let Some(r) = args.r_end
+        && !(r > 0.0 && r.is_finite())
+    {
+        bail!("--r-end must be a positive number (e.g. 0.01), got {r}");
+    }
     // Checked now, not after the tune: a bad test must not cost the run.
     let verify_sprt = if args.verify {
         Some(Sprt::parse(&args.verify_sprt, Model::Normalized).context("--verify-sprt")?)
@@ -240,7 +265,13 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     let config = RunConfig {
         version: 1,
         files: args.files.clone(),
-        params: chosen.into_iter().map(|c| c.param).collect(),
+        params: chosen
+            .into_iter()
+            .map(|c| TunedParam {
+                r_end: args.r_end.unwrap_or(c.param.r_end),
+                ..c.param
+            })
+            .collect(),
         hyper: Hyper::new(args.pairs, args.big_a, args.alpha, args.gamma),
         seed: args.games.seed,
         average_fraction: args.average_fraction,
@@ -268,7 +299,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     let hash_mb = args.games.hash_mb();
 
     eprintln!(
-        "spsa: {} parameters of {} from {}, {} pairs, {threads} threads, {}; journal {}",
+        "spsa: {} parameters of {} from {}, {} pairs, r_end {}, {threads} threads, {}; journal {}",
         server.config.params.len(),
         match &target {
             Target::InProcess(_) => "Occam (in-process)".to_string(),
@@ -276,6 +307,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
         },
         crate::params_file::paths_text(&server.config.files, ", "),
         server.config.hyper.pairs,
+        r_end_text(&server.config),
         server.config.games,
         journal.display()
     );
@@ -328,11 +360,16 @@ fn open_run(args: &Args, config: RunConfig, run_files: &RunFiles) -> Result<Serv
             );
         }
         let names = |c: &RunConfig| c.params.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
-        if names(was) != names(&config) || was.hyper.pairs != config.hyper.pairs {
+        let r_ends = |c: &RunConfig| c.params.iter().map(|p| p.r_end).collect::<Vec<_>>();
+        if names(was) != names(&config)
+            || was.hyper.pairs != config.hyper.pairs
+            || r_ends(was) != r_ends(&config)
+        {
             eprintln!(
-                "note: resuming with the run's own settings ({} parameters, {} pairs); other flags are ignored",
+                "note: resuming with the run's own settings ({} parameters, {} pairs, r_end {}); other flags are ignored",
                 was.params.len(),
-                was.hyper.pairs
+                was.hyper.pairs,
+                r_end_text(was)
             );
         }
         eprintln!(
@@ -509,7 +546,7 @@ fn finish(plan: TunePlan, server: Server) -> Result<()> {
             games: verify.games,
             provenance: vec![
                 format!(
-                    "tuned by: tuner spsa, {} pairs ({} games), {} parameters ({}), seed {}, alpha {} gamma {} A {}, written: {:?}",
+                    "tuned by: tuner spsa, {} pairs ({} games), {} parameters ({}), seed {}, r_end {}, alpha {} gamma {} A {}, written: {:?}",
                     server.pairs_done(),
                     2 * server.pairs_done(),
                     cfg.params.len(),
@@ -519,6 +556,7 @@ fn finish(plan: TunePlan, server: Server) -> Result<()> {
                         .collect::<Vec<_>>()
                         .join(" "),
                     cfg.seed,
+                    r_end_text(cfg),
                     cfg.hyper.alpha,
                     cfg.hyper.gamma,
                     cfg.hyper.big_a,
