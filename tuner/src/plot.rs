@@ -19,6 +19,10 @@ pub struct Args {
     /// Charts per row.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=12))]
     pub columns: u32,
+    /// Draw only the N parameters that moved most (|last θ − start| in units of their
+    /// `c_end`), biggest first [default: every parameter, in the run's order].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub top: Option<u32>,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -32,7 +36,15 @@ pub fn run(args: Args) -> Result<()> {
     let output = args
         .output
         .unwrap_or_else(|| args.journal.with_extension("svg"));
-    let n = config.params.len();
+    // The charts to draw: indices into the run's parameters.
+    let mut shown: Vec<usize> = (0..config.params.len()).collect();
+    if let Some(top) = args.top {
+        let last = thetas.last().expect("checked non-empty above");
+        let moved = |i: usize| ((last[i] - config.params[i].start) / config.params[i].c_end).abs();
+        shown.sort_by(|&a, &b| moved(b).total_cmp(&moved(a)));
+        shown.truncate(top as usize);
+    }
+    let n = shown.len();
     let columns = (args.columns as usize).min(n).max(1);
     let rows = n.div_ceil(columns);
     let (cell_w, cell_h) = (320u32, 200u32);
@@ -41,7 +53,8 @@ pub fn run(args: Args) -> Result<()> {
         let root = SVGBackend::new(&output, size).into_drawing_area();
         root.fill(&WHITE).map_err(draw_error)?;
         let cells = root.split_evenly((rows, columns));
-        for (i, (param, cell)) in config.params.iter().zip(cells.iter()).enumerate() {
+        for (&i, cell) in shown.iter().zip(cells.iter()) {
+            let param = &config.params[i];
             let series: Vec<(f64, f64)> = std::iter::once((0.0, param.start))
                 .chain(
                     thetas
@@ -89,9 +102,10 @@ pub fn run(args: Args) -> Result<()> {
         root.present().map_err(draw_error)?;
     }
     println!(
-        "{}: {} parameters over {} pairs",
+        "{}: {} of {} parameters over {} pairs",
         output.display(),
         n,
+        config.params.len(),
         thetas.len()
     );
     Ok(())

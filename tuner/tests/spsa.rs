@@ -109,6 +109,44 @@ fn a_tiny_tune_changes_only_values_and_leaves_a_journal_and_table() {
     succeeded(&plot);
     let svg = std::fs::read_to_string(dir.join("search.spsa.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains(tuned[0]));
+    // --top 1 draws only the parameter that moved most in units of its c_end.
+    let journal = std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap();
+    let theta: Vec<f64> = journal
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|l| l["type"] == "pair")
+        .last()
+        .unwrap()["theta"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_f64().unwrap())
+        .collect();
+    let json: serde_json::Value = serde_json::from_str(&before).unwrap();
+    let moved = |i: usize| {
+        let (start, c_end) = (b[i].1 as f64, json["params"][i]["c_end"].as_f64().unwrap());
+        ((theta[i] - start) / c_end).abs()
+    };
+    let (most, least) = if moved(0) >= moved(1) { (0, 1) } else { (1, 0) };
+    let top = dir.join("top.svg");
+    let plot = tuner(&[
+        "plot",
+        dir.join("search.spsa.jsonl").to_str().unwrap(),
+        "--top",
+        "1",
+        "-o",
+        top.to_str().unwrap(),
+    ]);
+    assert!(succeeded(&plot).contains("1 of 2 parameters"));
+    let svg = std::fs::read_to_string(&top).unwrap();
+    // One chart; when the two moved by different amounts, the one that moved more.
+    assert!(
+        svg.contains(tuned[0]) != svg.contains(tuned[1]),
+        "{theta:?}"
+    );
+    if moved(most) > moved(least) {
+        assert!(svg.contains(tuned[most]), "{theta:?}");
+    }
     // A second run refuses to clobber the journal without --restart.
     let again = spsa(&file, &["--pairs", "8", "--params", &params]);
     assert!(!again.status.success());
