@@ -113,9 +113,9 @@ fn a_tiny_tune_changes_only_values_and_leaves_a_journal_and_table() {
     let journal = std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap();
     let theta: Vec<f64> = journal
         .lines()
+        .rev()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|l| l["type"] == "pair")
-        .last()
+        .find(|l| l["type"] == "pair")
         .unwrap()["theta"]
         .as_array()
         .unwrap()
