@@ -201,10 +201,15 @@ pub fn see(pos: &Position, m: &Move, v: &SeeValues) -> i32 {
 mod tests {
     use super::*;
 
+    /// SEE with the textbook piece values (100, 300, 300, 500, 1000), so the named
+    /// exchanges below keep their known values whatever the tuned `see_*` are.
     fn see_of(fen: &str, uci: &str) -> i32 {
         let pos = Position::from_fen(fen, false).unwrap();
         let m = pos.parse_uci_move(uci).unwrap();
-        see(&pos, &m, &SeeValues::new(&Params::default()))
+        let mut params = Params::default();
+        (params.see_pawn, params.see_knight, params.see_bishop) = (100, 300, 300);
+        (params.see_rook, params.see_queen) = (500, 1000);
+        see(&pos, &m, &SeeValues::new(&params))
     }
 
     /// `see_below` answers `see < threshold` for every move of every perft node,
