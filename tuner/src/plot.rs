@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use plotters::prelude::*;
 
-use crate::spsa::server::trajectories;
+use crate::spsa::server::{by_movement, trajectories};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -37,13 +37,15 @@ pub fn run(args: Args) -> Result<()> {
         .output
         .unwrap_or_else(|| args.journal.with_extension("svg"));
     // The charts to draw: indices into the run's parameters.
-    let mut shown: Vec<usize> = (0..config.params.len()).collect();
-    if let Some(top) = args.top {
-        let last = thetas.last().expect("checked non-empty above");
-        let moved = |i: usize| ((last[i] - config.params[i].start) / config.params[i].c_end).abs();
-        shown.sort_by(|&a, &b| moved(b).total_cmp(&moved(a)));
-        shown.truncate(top as usize);
-    }
+    let shown: Vec<usize> = match args.top {
+        Some(top) => {
+            let last = thetas.last().expect("checked non-empty above");
+            let mut order = by_movement(&config.params, last);
+            order.truncate(top as usize);
+            order
+        }
+        None => (0..config.params.len()).collect(),
+    };
     let n = shown.len();
     let columns = (args.columns as usize).min(n).max(1);
     let rows = n.div_ceil(columns);

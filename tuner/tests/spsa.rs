@@ -110,18 +110,7 @@ fn a_tiny_tune_changes_only_values_and_leaves_a_journal_and_table() {
     let svg = std::fs::read_to_string(dir.join("search.spsa.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains(tuned[0]));
     // --top 1 draws only the parameter that moved most in units of its c_end.
-    let journal = std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap();
-    let theta: Vec<f64> = journal
-        .lines()
-        .rev()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find(|l| l["type"] == "pair")
-        .unwrap()["theta"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t.as_f64().unwrap())
-        .collect();
+    let (theta, _) = journal_pairs(&dir).pop().unwrap();
     let json: serde_json::Value = serde_json::from_str(&before).unwrap();
     let moved = |i: usize| {
         let (start, c_end) = (b[i].1 as f64, json["params"][i]["c_end"].as_f64().unwrap());
@@ -531,21 +520,22 @@ fn only_clock_parameters_in_clockless_games_is_refused() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// θ after the first pair of a run's journal, and that pair's pentanomial index.
-fn first_step(dir: &Path) -> (Vec<f64>, u64) {
+/// Every pair of the run journal in `dir`, in order: θ after it and its pentanomial index.
+fn journal_pairs(dir: &Path) -> Vec<(Vec<f64>, u64)> {
     let text = std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap();
-    let pair: serde_json::Value = text
-        .lines()
+    text.lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .find(|l| l["type"] == "pair")
-        .unwrap();
-    let theta = pair["theta"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t.as_f64().unwrap())
-        .collect();
-    (theta, pair["penta"].as_u64().unwrap())
+        .filter(|l| l["type"] == "pair")
+        .map(|pair| {
+            let theta = pair["theta"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_f64().unwrap())
+                .collect();
+            (theta, pair["penta"].as_u64().unwrap())
+        })
+        .collect()
 }
 
 #[test]
@@ -559,31 +549,21 @@ fn r_end_sets_the_rate_of_the_run_not_of_the_file() {
         .collect();
     // The first pair that is not level moves θ by a step proportional to r_end: find one
     // at the file's rate, then play the same pair (same seed) at ten times the rate.
-    let mut found = None;
-    for seed in 1..=40 {
-        let seed = seed.to_string();
-        let out = spsa_two(
-            &file,
-            "--pairs 1 --threads 1 --no-write --restart --r-end 0.002 --seed",
-            &[&seed],
-        );
-        let err = succeeded(&out);
-        assert!(err.contains("r_end 0.002,"), "{err}");
-        let (theta, penta) = first_step(&dir);
-        if penta != 2 {
-            found = Some((seed, theta));
-            break;
-        }
-    }
-    let (seed, slow) = found.expect("40 seeds without a decisive first pair");
-    let out = spsa_two(
-        &file,
-        "--pairs 1 --threads 1 --restart --r-end 0.02 --seed",
-        &[&seed],
-    );
-    let err = succeeded(&out);
-    assert!(err.contains("r_end 0.02,"), "{err}");
-    let (fast, _) = first_step(&dir);
+    // One pair from `seed` at rate `r_end`, started over; its θ and pentanomial index.
+    let one_pair = |r_end: &str, seed: &str, extra: &str| {
+        let line = format!("--pairs 1 --threads 1 --restart {extra} --r-end {r_end} --seed");
+        let err = succeeded(&spsa_two(&file, &line, &[seed]));
+        assert!(err.contains(&format!("r_end {r_end},")), "{err}");
+        journal_pairs(&dir).remove(0)
+    };
+    let (seed, slow) = (1..=40)
+        .map(|seed| seed.to_string())
+        .find_map(|seed| match one_pair("0.002", &seed, "--no-write") {
+            (theta, penta) if penta != 2 => Some((seed, theta)),
+            _ => None,
+        })
+        .expect("40 seeds without a decisive first pair");
+    let (fast, _) = one_pair("0.02", &seed, "");
     for i in 0..2 {
         let (d_slow, d_fast) = (slow[i] - start[i], fast[i] - start[i]);
         assert!(d_slow != 0.0, "{slow:?}");

@@ -715,18 +715,10 @@ impl Progress {
         let games = 2 * (server.pairs_done() - self.pairs_at_start);
         let rate = games as f64 / self.started.elapsed().as_secs_f64().max(1e-3);
         // The parameters that moved most, in units of their c_end.
-        let mut moved: Vec<(f64, usize)> = server
-            .config
-            .params
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (((s.theta[i] - p.start) / p.c_end).abs(), i))
-            .collect();
-        moved.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let movers: Vec<String> = moved
-            .iter()
+        let movers: Vec<String> = server::by_movement(&server.config.params, &s.theta)
+            .into_iter()
             .take(3)
-            .map(|&(_, i)| {
+            .map(|i| {
                 let p = &server.config.params[i];
                 format!("{} {}→{:.1}", p.name, p.start, s.theta[i])
             })

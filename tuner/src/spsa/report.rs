@@ -77,7 +77,7 @@ impl Table {
                 written: written[i],
                 min_seen: s.min_seen[i],
                 max_seen: s.max_seen[i],
-                change_c_end: (f64::from(written[i]) - p.start) / p.c_end,
+                change_c_end: p.change_c_end(f64::from(written[i])),
             })
             .collect();
         Table {

@@ -40,6 +40,22 @@ pub struct TunedParam {
     pub r_end: f64,
 }
 
+impl TunedParam {
+    /// How far `theta` lies from the start, in units of `c_end` (signed).
+    pub fn change_c_end(&self, theta: f64) -> f64 {
+        (theta - self.start) / self.c_end
+    }
+}
+
+/// The indices of `params`, those whose `theta` moved furthest from their start (in
+/// units of `c_end`) first; equal movers keep the run's order.
+pub fn by_movement(params: &[TunedParam], theta: &[f64]) -> Vec<usize> {
+    let moved = |i: usize| params[i].change_c_end(theta[i]).abs();
+    let mut order: Vec<usize> = (0..params.len()).collect();
+    order.sort_by(|&a, &b| moved(b).total_cmp(&moved(a)));
+    order
+}
+
 impl From<&occam_params::Param> for TunedParam {
     /// A file entry as a run tunes it: from its current `value`.
     fn from(e: &occam_params::Param) -> TunedParam {
