@@ -432,13 +432,16 @@ impl Searcher {
 
 impl Worker {
     /// Counts a node and decides whether the search must stop (stop flag, node
-    /// limit, hard time limit; time is ignored while pondering or infinite).
+    /// limit, hard time limit; time is ignored while pondering or infinite). Once
+    /// stopped, the calls made while the search unwinds (a re-search after a
+    /// reduced search returned, ProbCut's search after its q-search) count nothing,
+    /// so a node limit is never overshot.
     #[inline]
     fn count_node_and_check_stop(&mut self, ctx: &Ctx) -> bool {
-        self.nodes += 1;
         if self.stopped {
             return true;
         }
+        self.nodes += 1;
         if let Some(team) = ctx.team {
             if self.nodes - self.reported >= team.poll_every {
                 self.poll_team(ctx, team);
