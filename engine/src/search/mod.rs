@@ -825,6 +825,28 @@ impl Worker {
             }
         }
 
+        // iir_: internal iterative reduction. A PV or expected cut-node high in the
+        // tree without a hash move would pay for full-depth work with poor ordering;
+        // searching it a little shallower is cheaper than IID and leaves a move in
+        // the TT for the next visit. Placed after the pruning above (as Ethereal and
+        // Stockfish place it after null move), so razoring, RFP, null move and
+        // ProbCut keep judging the node at the draft their margins were tuned for;
+        // from here on (move loop, singular extension, the TT store) the node is one
+        // of the reduced draft. Never at the root (the iteration's depth stays what
+        // it says) nor in a singular search (which probes no TT). Never below one ply.
+        let depth = if p.iir_reduction() > 0
+            && tt_move.is_none()
+            && (pv_node || cut_node)
+            && depth >= p.iir_min_depth()
+            && !root
+            && excluded.is_none()
+        {
+            self.stats.iir_reductions += 1;
+            (depth - p.iir_reduction()).max(1)
+        } else {
+            depth
+        };
+
         // Move loop.
         let color = pos.turn();
         let prev_move = if ply > 0 {
