@@ -432,13 +432,16 @@ impl Searcher {
 
 impl Worker {
     /// Counts a node and decides whether the search must stop (stop flag, node
-    /// limit, hard time limit; time is ignored while pondering or infinite).
+    /// limit, hard time limit; time is ignored while pondering or infinite). Once
+    /// stopped, the calls made while the search unwinds (a re-search after a
+    /// reduced search returned, ProbCut's search after its q-search) count nothing,
+    /// so a node limit is never overshot.
     #[inline]
     fn count_node_and_check_stop(&mut self, ctx: &Ctx) -> bool {
-        self.nodes += 1;
         if self.stopped {
             return true;
         }
+        self.nodes += 1;
         if let Some(team) = ctx.team {
             if self.nodes - self.reported >= team.poll_every {
                 self.poll_team(ctx, team);
@@ -821,6 +824,28 @@ impl Worker {
                 }
             }
         }
+
+        // iir_: internal iterative reduction. A PV or expected cut-node high in the
+        // tree without a hash move would pay for full-depth work with poor ordering;
+        // searching it a little shallower is cheaper than IID and leaves a move in
+        // the TT for the next visit. Placed after the pruning above (as Ethereal and
+        // Stockfish place it after null move), so razoring, RFP, null move and
+        // ProbCut keep judging the node at the draft their margins were tuned for;
+        // from here on (move loop, singular extension, the TT store) the node is one
+        // of the reduced draft. Never at the root (the iteration's depth stays what
+        // it says) nor in a singular search (which probes no TT). Never below one ply.
+        let depth = if p.iir_reduction() > 0
+            && tt_move.is_none()
+            && (pv_node || cut_node)
+            && depth >= p.iir_min_depth()
+            && !root
+            && excluded.is_none()
+        {
+            self.stats.iir_reductions += 1;
+            (depth - p.iir_reduction()).max(1)
+        } else {
+            depth
+        };
 
         // Move loop.
         let color = pos.turn();

@@ -46,6 +46,8 @@ pub struct SearchStats {
     pub singular_searches: u64,
     pub singular_extensions: u64,
     pub multi_cuts: u64,
+    /// iir_: nodes searched at a draft reduced for want of a hash move.
+    pub iir_reductions: u64,
     /// Index 0 is depth 1.
     pub iterations: Vec<IterationStats>,
 }
@@ -200,8 +202,8 @@ impl std::fmt::Display for SearchStats {
         )?;
         write!(
             f,
-            " singular {} ext {} multicut {}",
-            self.singular_searches, self.singular_extensions, self.multi_cuts
+            " singular {} ext {} multicut {} iir {}",
+            self.singular_searches, self.singular_extensions, self.multi_cuts, self.iir_reductions
         )
     }
 }

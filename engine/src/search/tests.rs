@@ -562,3 +562,38 @@ fn stats_sort_cutoffs_by_kind_and_count_singular_searches() {
     assert!(st.singular_extensions + st.multi_cuts <= st.singular_searches);
     assert!(st.to_string().contains(" quiet:"), "{st}");
 }
+
+/// Nodes and stats of a fresh depth-`depth` search of `fen` with `params`.
+fn fresh_search(params: Params, fen: &str, depth: u32) -> (u64, SearchStats) {
+    let mut s = Searcher::new(params, 4);
+    let r = search_depth(&mut s, &game(fen), depth);
+    (r.nodes, s.stats().clone())
+}
+
+const IIR_FENS: [&str; 3] = [
+    "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+    "r1bq1rk1/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R2QK2R w KQ - 0 8",
+    "8/5pk1/6p1/3R4/1r6/6P1/5PK1/8 b - - 0 40",
+];
+
+/// iir_: a reduction of 0 plies is off: the search is node for node the one in
+/// which no node is deep enough for the reduction; one ply reduces some nodes and
+/// changes the tree.
+#[test]
+fn iir_at_zero_plies_is_off_and_one_ply_changes_the_search() {
+    let with = |name: &str, value: &str| {
+        let mut p = Params::default();
+        p.set_by_name(name, value).unwrap();
+        p
+    };
+    for fen in IIR_FENS {
+        let (off, off_stats) = fresh_search(with("iir_reduction", "0"), fen, 8);
+        let (unreached, unreached_stats) = fresh_search(with("iir_min_depth", "12"), fen, 8);
+        assert_eq!(off_stats.iir_reductions, 0, "{fen}");
+        assert_eq!(unreached_stats.iir_reductions, 0, "{fen}");
+        assert_eq!(off, unreached, "{fen}");
+        let (on, on_stats) = fresh_search(with("iir_reduction", "1"), fen, 8);
+        assert!(on_stats.iir_reductions > 0, "{fen}");
+        assert_ne!(on, off, "{fen}");
+    }
+}
