@@ -257,6 +257,8 @@ struct Worker {
     root_moves: Vec<Move>,
     /// MultiPV: root moves of the better lines, left out of the current line's search.
     root_excluded: Vec<Move>,
+    /// tm_: nodes this search has spent under each root move (all iterations).
+    root_move_nodes: Vec<(Move, u64)>,
     nodes: u64,
     /// Nodes of this thread already added to the team's count.
     reported: u64,
@@ -280,6 +282,7 @@ impl Worker {
             root_keys: 0,
             root_moves: Vec::new(),
             root_excluded: Vec::new(),
+            root_move_nodes: Vec::new(),
             nodes: 0,
             reported: 0,
             seldepth: 0,
@@ -503,6 +506,24 @@ impl Worker {
             back += 2;
         }
         false
+    }
+
+    /// tm_: charges `nodes` to root move `m` (the time manager's node share).
+    fn add_root_move_nodes(&mut self, m: Move, nodes: u64) {
+        match self.root_move_nodes.iter_mut().find(|(rm, _)| *rm == m) {
+            Some((_, n)) => *n += nodes,
+            None => self.root_move_nodes.push((m, nodes)),
+        }
+    }
+
+    /// tm_: share of this search's nodes spent under root move `m`, in percent.
+    fn root_move_node_pct(&self, m: Move) -> u64 {
+        let under = self
+            .root_move_nodes
+            .iter()
+            .find(|(rm, _)| *rm == m)
+            .map_or(0, |(_, n)| *n);
+        under * 100 / self.nodes.max(1)
     }
 
     /// searchmoves / MultiPV: a root move this search leaves out.
@@ -990,6 +1011,7 @@ impl Worker {
             let new_depth = depth - 1 + extension;
             self.keys.push(pos.hash());
             moves_searched += 1;
+            let nodes_before = self.nodes;
 
             // PVS: full window for the first move, null window (maybe reduced) for the rest.
             let mut score;
@@ -1064,6 +1086,9 @@ impl Worker {
                 }
             }
             self.keys.pop();
+            if root {
+                self.add_root_move_nodes(m, self.nodes - nodes_before);
+            }
             if self.stopped {
                 return 0;
             }

@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 
 use shakmaty::Move;
 
+use super::time::IterationVerdict;
 use super::{
     Ctx, Frame, Game, INF, Limits, MATE_BOUND, MAX_PLY, Score, SearchInfo, SearchResult, Worker,
     smp,
@@ -45,6 +46,7 @@ impl Worker {
         self.root_moves
             .extend(legal.iter().filter(|m| limits.searchmoves.contains(m)));
         self.root_excluded.clear();
+        self.root_move_nodes.clear();
         let allowed: Vec<Move> = if self.root_moves.is_empty() {
             legal.to_vec()
         } else {
@@ -83,6 +85,7 @@ impl Worker {
         };
         let mut lines: Vec<Line> = Vec::with_capacity(multi_pv);
         let mut prev_best: Option<Move> = None;
+        let mut stable_iterations = 0u32;
         for depth in 1..=max_depth {
             if ctx.helper.is_some_and(|h| smp::skips_depth(h, depth)) {
                 continue;
@@ -189,7 +192,16 @@ impl Worker {
             // tm_: extend on instability / fail low, stop before a hopeless iteration.
             let changed = prev_best.is_some() && prev_best != best;
             let dropped = failed_low || score < prev_score - p.asp_delta();
-            ctx.tm.adjust(p, changed, depth > 1 && dropped);
+            ctx.tm.adjust(
+                p,
+                &IterationVerdict {
+                    best_move_changed: changed,
+                    stable_iterations,
+                    score_dropped: depth > 1 && dropped,
+                    best_move_node_pct: best.map_or(100, |m| self.root_move_node_pct(m)),
+                },
+            );
+            stable_iterations = if changed { 0 } else { stable_iterations + 1 };
             prev_best = best;
             // A forced reply on the clock needs no thinking: save the time. Helpers
             // leave the clock to the main thread, which stops them.

@@ -1,6 +1,7 @@
 //! Time management (`tm_*`): a per-move budget from the clock, a soft limit after
-//! which no new iteration starts (extended on fail low and best-move instability)
-//! and a hard limit checked inside the search. On the clock the hard limit never
+//! which no new iteration starts (scaled after each iteration by how settled the
+//! best move is: its stability across iterations, its share of the search's nodes,
+//! a fail low) and a hard limit checked inside the search. On the clock the hard limit never
 //! eats into the move overhead, so the engine does not lose on time; a fixed
 //! `movetime` gives the overhead at most a small share of itself.
 
@@ -26,6 +27,21 @@ pub struct TimeManager {
     /// Abort the search once this many ms have passed.
     pub hard_ms: Option<u64>,
     base_soft_ms: u64,
+    /// The soft limit is the engine's own to scale (a clock, no fixed `movetime`).
+    scalable: bool,
+}
+
+/// What an iteration says about how settled the root is (input to `adjust`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IterationVerdict {
+    /// The best move differs from the previous iteration's.
+    pub best_move_changed: bool,
+    /// Earlier iterations in a row whose best move was this one (0 when it changed).
+    pub stable_iterations: u32,
+    /// The score fell by more than the aspiration window, or the root failed low.
+    pub score_dropped: bool,
+    /// Share of this search's nodes spent under the best move, in percent.
+    pub best_move_node_pct: u64,
 }
 
 impl TimeManager {
@@ -60,6 +76,7 @@ impl TimeManager {
             soft_ms: soft,
             hard_ms: hard,
             base_soft_ms: soft.unwrap_or(0),
+            scalable: limits.clock.is_some() && limits.movetime_ms.is_none(),
         }
     }
 
@@ -68,20 +85,40 @@ impl TimeManager {
         self.start.elapsed().as_millis() as u64
     }
 
-    /// Adjusts the soft limit after an iteration: more time when the best move just
-    /// changed or the score dropped (fail low), never past the hard limit.
-    pub fn adjust(&mut self, p: &Params, best_move_changed: bool, score_dropped: bool) {
+    /// Scales the soft limit after an iteration, never past the hard limit:
+    /// - `tm_instability_pct` more when the best move just changed, and
+    ///   `tm_stable_pct` less for each iteration it has stayed (at most
+    ///   `tm_stable_max` of them): a settled move needs no confirming;
+    /// - `tm_fail_low_pct` more when the score dropped;
+    /// - by (`tm_node_base` - the best move's share of the nodes, in percent) *
+    ///   `tm_node_mult` / 100 (Stockfish's and Alexandria's node-share rule): a move
+    ///   that took nearly all of the effort is clear, one that took little is not
+    ///   (`tm_node_mult` 0: off).
+    pub fn adjust(&mut self, p: &Params, v: &IterationVerdict) {
         let (Some(_), Some(hard)) = (self.soft_ms, self.hard_ms) else {
             return;
         };
-        let mut pct = 100;
-        if best_move_changed {
-            pct += p.tm_instability_pct() as u64;
+        if !self.scalable {
+            return;
         }
-        if score_dropped {
+        let mut pct: u64 = 100;
+        if v.best_move_changed {
+            pct += p.tm_instability_pct() as u64;
+        } else {
+            let stable = u64::from(v.stable_iterations.min(p.tm_stable_max() as u32));
+            pct = pct.saturating_sub(stable * p.tm_stable_pct() as u64);
+        }
+        if v.score_dropped {
             pct += p.tm_fail_low_pct() as u64;
         }
-        self.soft_ms = Some(percent_of(self.base_soft_ms, pct).min(hard));
+        let node_pct = if p.tm_node_mult() == 0 {
+            100 // off
+        } else {
+            let share = v.best_move_node_pct.min(100);
+            ((p.tm_node_base() as u64).saturating_sub(share) * p.tm_node_mult() as u64 / 100).max(1)
+        };
+        let soft = percent_of(percent_of(self.base_soft_ms, pct), node_pct);
+        self.soft_ms = Some(soft.clamp(1, hard));
     }
 
     /// Past the soft limit: do not start another iteration.
@@ -159,7 +196,14 @@ mod tests {
                 ..Limits::default()
             };
             let mut tm = TimeManager::new(&limits, &p);
-            tm.adjust(&p, true, true);
+            tm.adjust(
+                &p,
+                &IterationVerdict {
+                    best_move_changed: true,
+                    score_dropped: true,
+                    ..Default::default()
+                },
+            );
             assert!(tm.soft_ms.unwrap() <= tm.hard_ms.unwrap(), "{limits:?}");
         }
     }
@@ -179,5 +223,67 @@ mod tests {
             assert_eq!(tm.hard_ms, Some(expected), "movetime {movetime}");
             assert_eq!(tm.soft_ms, Some(expected), "movetime {movetime}");
         }
+    }
+
+    /// A settled best move (kept for several iterations, nearly all the nodes)
+    /// shortens the soft limit, a contested one lengthens it, never past the hard
+    /// limit; a fixed movetime is never scaled.
+    #[test]
+    fn soft_limit_follows_how_settled_the_best_move_is() {
+        // The scalings as params/variants/tm_scaling_on.json sets them (off by default).
+        let mut p = Params::default();
+        p.set_by_name("tm_stable_pct", "8").unwrap();
+        p.set_by_name("tm_node_mult", "135").unwrap();
+        let clock = Limits {
+            clock: Some(Clock {
+                time_ms: 60_000,
+                inc_ms: 600,
+                movestogo: None,
+            }),
+            ..Limits::default()
+        };
+        let soft_after = |limits: &Limits, v: IterationVerdict| {
+            let mut tm = TimeManager::new(limits, &p);
+            tm.adjust(&p, &v);
+            (tm.soft_ms.unwrap(), tm.hard_ms.unwrap())
+        };
+        let base = TimeManager::new(&clock, &p).soft_ms.unwrap();
+        let settled = IterationVerdict {
+            stable_iterations: 6,
+            best_move_node_pct: 95,
+            ..Default::default()
+        };
+        let contested = IterationVerdict {
+            best_move_changed: true,
+            score_dropped: true,
+            best_move_node_pct: 20,
+            ..Default::default()
+        };
+        let (s_settled, _) = soft_after(&clock, settled);
+        let (s_contested, hard) = soft_after(&clock, contested);
+        assert!(
+            s_settled < base && base < s_contested,
+            "{s_settled} {base} {s_contested}"
+        );
+        assert!(s_contested <= hard);
+        // Stability counts only up to tm_stable_max iterations.
+        let capped = IterationVerdict {
+            stable_iterations: p.tm_stable_max() as u32,
+            ..settled
+        };
+        assert_eq!(soft_after(&clock, capped).0, s_settled);
+        // Both scalings off (tm_stable_pct 0, tm_node_mult 0): the rule before them.
+        let mut off = Params::default();
+        off.set_by_name("tm_stable_pct", "0").unwrap();
+        off.set_by_name("tm_node_mult", "0").unwrap();
+        let mut tm = TimeManager::new(&clock, &off);
+        tm.adjust(&off, &settled);
+        assert_eq!(tm.soft_ms, Some(base));
+        let movetime = Limits {
+            movetime_ms: Some(1000),
+            ..Limits::default()
+        };
+        let fixed = TimeManager::new(&movetime, &p).soft_ms.unwrap();
+        assert_eq!(soft_after(&movetime, settled).0, fixed);
     }
 }
