@@ -940,6 +940,11 @@ impl Worker {
                     {
                         continue;
                     }
+                    // hist_prune_: a quiet the histories together call bad, at low
+                    // depth (butterfly + counter-move + follow-up, as LMR reads them).
+                    if lmr_depth <= p.hist_prune_depth() && hist < -p.hist_prune_margin() * depth {
+                        continue;
+                    }
                     // seeprune_: quiets that lose material at low depth.
                     if lmr_depth <= p.seeprune_max_depth()
                         && see(pos, &m, &sh.see_values) < -p.seeprune_quiet_margin() * lmr_depth
@@ -1023,8 +1028,21 @@ impl Worker {
             } else {
                 // lmr_: late move reductions from the log-log table, adjusted.
                 let mut reduction = 0;
-                let reduced =
-                    depth >= p.lmr_min_depth() && moves_searched > 1 + pv_node as usize && !noisy;
+                let late = depth >= p.lmr_min_depth() && moves_searched > 1 + pv_node as usize;
+                let reduced = late && !noisy;
+                // lmr_capture_: a losing capture (the picker's last stage) late in the
+                // list is reduced by lmr_capture_pct of the quiets' table.
+                if late
+                    && noisy
+                    && p.lmr_capture_pct() > 0
+                    && picker.cut_kind(&m, in_check) == CutKind::BadCapture
+                {
+                    let mut r = sh.lmr_reduction(depth, moves_searched) * p.lmr_capture_pct() / 100;
+                    if gives_check {
+                        r -= p.lmr_check();
+                    }
+                    reduction = (r / 100).clamp(0, (new_depth - 1).max(0));
+                }
                 if reduced {
                     let mut r = sh.lmr_reduction(depth, moves_searched);
                     if !improving {
@@ -1071,15 +1089,28 @@ impl Worker {
                     child_cut,
                 );
                 if score > alpha && reduction > 0 {
-                    score = -self.negamax(
-                        ctx,
-                        &child,
-                        -alpha - 1,
-                        -alpha,
-                        new_depth,
-                        ply + 1,
-                        !cut_node,
-                    );
+                    // lmr_deeper_ / lmr_shallower_: the reduced search's margin over the
+                    // best score so far decides the re-search's draft (Stockfish's rule):
+                    // far above, one ply deeper; barely above, one ply shallower.
+                    let mut research_depth = new_depth;
+                    if p.lmr_deeper_margin() > 0
+                        && score > best_score + p.lmr_deeper_margin() + 2 * new_depth
+                    {
+                        research_depth += 1;
+                    } else if score < best_score + p.lmr_shallower_margin() {
+                        research_depth -= 1;
+                    }
+                    if research_depth > new_depth - reduction {
+                        score = -self.negamax(
+                            ctx,
+                            &child,
+                            -alpha - 1,
+                            -alpha,
+                            research_depth,
+                            ply + 1,
+                            !cut_node,
+                        );
+                    }
                 }
                 if pv_node && score > alpha && score < beta {
                     score = -self.negamax(ctx, &child, -beta, -alpha, new_depth, ply + 1, false);
