@@ -597,3 +597,36 @@ fn iir_at_zero_plies_is_off_and_one_ply_changes_the_search() {
         assert_ne!(on, off, "{fen}");
     }
 }
+
+/// lmr_deeper_ / lmr_shallower_ / lmr_capture_ / hist_prune_: each margin or
+/// depth at 0 is off, and turning it on changes the tree of at least one position.
+#[test]
+fn search_switches_at_zero_are_off_and_on_change_the_search() {
+    let with = |pairs: &[(&str, &str)]| {
+        let mut p = Params::default();
+        for (name, value) in pairs {
+            p.set_by_name(name, value).unwrap();
+        }
+        p
+    };
+    let base = [
+        ("lmr_deeper_margin", "0"),
+        ("lmr_shallower_margin", "0"),
+        ("lmr_capture_pct", "0"),
+        ("hist_prune_depth", "0"),
+    ];
+    let on: [&[(&str, &str)]; 4] = [
+        &[("lmr_deeper_margin", "40")],
+        &[("lmr_shallower_margin", "8")],
+        &[("lmr_capture_pct", "70")],
+        &[("hist_prune_depth", "3")],
+    ];
+    for switch in on {
+        let mut p = base.to_vec();
+        p.extend_from_slice(switch);
+        let changed = IIR_FENS
+            .iter()
+            .any(|fen| fresh_search(with(&base), fen, 9).0 != fresh_search(with(&p), fen, 9).0);
+        assert!(changed, "{switch:?} changes no search");
+    }
+}
