@@ -1026,24 +1026,12 @@ impl Worker {
                 let child_cut = !pv_node && !cut_node;
                 score = -self.negamax(ctx, &child, -beta, -alpha, new_depth, ply + 1, child_cut);
             } else {
-                // lmr_: late move reductions from the log-log table, adjusted.
-                let mut reduction = 0;
+                // lmr_: late move reductions from the log-log table, adjusted (in
+                // hundredths of a ply): late quiets, and (lmr_capture_) late losing
+                // captures, the picker's last stage, by lmr_capture_pct of the table.
                 let late = depth >= p.lmr_min_depth() && moves_searched > 1 + pv_node as usize;
                 let reduced = late && !noisy;
-                // lmr_capture_: a losing capture (the picker's last stage) late in the
-                // list is reduced by lmr_capture_pct of the quiets' table.
-                if late
-                    && noisy
-                    && p.lmr_capture_pct() > 0
-                    && picker.cut_kind(&m, in_check) == CutKind::BadCapture
-                {
-                    let mut r = sh.lmr_reduction(depth, moves_searched) * p.lmr_capture_pct() / 100;
-                    if gives_check {
-                        r -= p.lmr_check();
-                    }
-                    reduction = (r / 100).clamp(0, (new_depth - 1).max(0));
-                }
-                if reduced {
+                let table_r = if reduced {
                     let mut r = sh.lmr_reduction(depth, moves_searched);
                     if !improving {
                         r += p.lmr_improving();
@@ -1064,9 +1052,6 @@ impl Worker {
                     {
                         r -= p.lmr_refutation();
                     }
-                    if gives_check {
-                        r -= p.lmr_check();
-                    }
                     // lmr_tt_capture: when the best move known is a capture, quiets
                     // are less likely to matter.
                     if tt_move_noisy {
@@ -1074,8 +1059,19 @@ impl Worker {
                     }
                     r -= (hist * 100 / p.lmr_history_div())
                         .clamp(-p.lmr_history_max(), p.lmr_history_max());
-                    reduction = (r / 100).clamp(0, (new_depth - 1).max(0));
-                }
+                    Some(r)
+                } else if late
+                    && p.lmr_capture_pct() > 0
+                    && picker.cut_kind(&m, in_check) == CutKind::BadCapture
+                {
+                    Some(sh.lmr_reduction(depth, moves_searched) * p.lmr_capture_pct() / 100)
+                } else {
+                    None
+                };
+                let reduction = table_r.map_or(0, |r| {
+                    let r = if gives_check { r - p.lmr_check() } else { r };
+                    (r / 100).clamp(0, (new_depth - 1).max(0))
+                });
                 // A reduced late move is expected to fail high (cut node); an
                 // unreduced one is the opposite of this node.
                 let child_cut = reduced || !cut_node;
