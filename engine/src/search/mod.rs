@@ -4,6 +4,7 @@
 //! quiescence search and the usual selectivity, every margin a parameter of
 //! `params/search.json`. Each technique has one section named after its prefix.
 
+mod correction;
 pub mod history;
 pub mod movepick;
 mod qsearch;
@@ -25,6 +26,7 @@ use crate::eval::Evaluator;
 use crate::params::Params;
 use crate::position::{Game, Position};
 use crate::tablebase::{ProbeSettings, Tablebases};
+use correction::CorrectionHistory;
 use history::{ContKeys, History, piece_to};
 use movepick::{MovePicker, is_noisy};
 use see::{SeeValues, see, see_below};
@@ -246,6 +248,7 @@ struct Ctx<'a> {
 struct Worker {
     eval: Evaluator,
     history: History,
+    correction: CorrectionHistory,
     stack: Vec<Frame>,
     pv: Vec<[Option<Move>; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
@@ -275,6 +278,7 @@ impl Worker {
         Worker {
             eval: Evaluator::new(params),
             history: History::default(),
+            correction: CorrectionHistory::default(),
             stack: vec![Frame::default(); MAX_PLY + 4],
             pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
@@ -384,6 +388,7 @@ impl Searcher {
         self.shared.tt.clear();
         for w in std::iter::once(&mut self.main).chain(&mut self.helpers) {
             w.history.clear();
+            w.correction.clear();
         }
     }
 
@@ -664,13 +669,22 @@ impl Worker {
         // tt_ / static eval: never while a move is excluded (singular search), where the
         // node's eval is the one its outer search already computed.
         let excluded = self.stack[ply].excluded;
-        let (tt, static_eval) = if excluded.is_none() {
+        let (tt, raw_eval) = if excluded.is_none() {
             match self.probe_and_evaluate(ctx, pos, alpha, beta, depth, ply, in_check) {
                 ControlFlow::Break(score) => return score,
                 ControlFlow::Continue(node) => node,
             }
         } else {
             (None, self.stack[ply].static_eval)
+        };
+        // corr_: the static eval the node works with is the evaluator's plus what
+        // searches of similar positions found it to be wrong by (correction.rs);
+        // the TT keeps the raw one. A singular search reuses its node's value.
+        let corr_keys = (CorrectionHistory::enabled(p) && !in_check && excluded.is_none())
+            .then(|| CorrectionHistory::keys(pos));
+        let static_eval = match corr_keys {
+            Some(k) => self.correction.corrected(p, k, raw_eval),
+            None => raw_eval,
         };
         let tt_move = tt.and_then(|h| h.mv(pos));
         if excluded.is_none() {
@@ -835,7 +849,7 @@ impl Worker {
                             ply,
                             Some(m),
                             v,
-                            static_eval,
+                            raw_eval,
                             pc_depth + 1,
                             Bound::Lower,
                             false,
@@ -1186,12 +1200,27 @@ impl Worker {
             } else {
                 Bound::Upper
             };
+            // corr_: learn from a quiet (or no) best move whose score is a bound on
+            // the right side of the static eval; a capture's gain is no error of
+            // the static eval of this position.
+            if let Some(k) = corr_keys
+                && best_score.abs() < MATE_BOUND
+                && best_move.is_none_or(|m| !is_noisy(&m))
+                && match bound {
+                    Bound::Exact => true,
+                    Bound::Lower => best_score > static_eval,
+                    Bound::Upper => best_score < static_eval,
+                }
+            {
+                self.correction
+                    .update(p, k, depth, best_score - static_eval);
+            }
             sh.tt.store(
                 pos.hash(),
                 ply,
                 best_move.or(tt_move),
                 best_score,
-                static_eval,
+                raw_eval,
                 depth,
                 bound,
                 tt_pv,

@@ -4,6 +4,7 @@
 
 use std::ops::ControlFlow;
 
+use super::correction::CorrectionHistory;
 use super::movepick::{MovePicker, is_noisy};
 use super::see::{captured_value, see_below};
 use super::tt::Bound;
@@ -35,11 +36,18 @@ impl Worker {
             return if in_check { 0 } else { self.eval.evaluate(pos) };
         }
 
-        let (tt, static_eval) =
-            match self.probe_and_evaluate(ctx, pos, alpha, beta, 0, ply, in_check) {
-                ControlFlow::Break(score) => return score,
-                ControlFlow::Continue(node) => node,
-            };
+        let (tt, raw_eval) = match self.probe_and_evaluate(ctx, pos, alpha, beta, 0, ply, in_check)
+        {
+            ControlFlow::Break(score) => return score,
+            ControlFlow::Continue(node) => node,
+        };
+        // corr_: stand pat on the corrected eval, as the main search prunes on it.
+        let static_eval = if !in_check && CorrectionHistory::enabled(p) {
+            let keys = CorrectionHistory::keys(pos);
+            self.correction.corrected(p, keys, raw_eval)
+        } else {
+            raw_eval
+        };
 
         // Stand pat: outside check the side to move may decline every capture.
         let mut best_score = -INF;
@@ -115,7 +123,7 @@ impl Worker {
             ply,
             best_move,
             best_score,
-            static_eval,
+            raw_eval,
             0,
             bound,
             pv_node,

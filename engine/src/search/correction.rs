@@ -1,0 +1,196 @@
+//! Correction history (`corr_*`): what searches have found the static evaluation
+//! to be wrong by, remembered per side to move under a key of the position's pawn
+//! structure and under a key of each side's other pieces, and added to the static
+//! eval that the pruning reads. A hand-crafted evaluation misjudges whole families
+//! of positions the same way (a pawn structure it does not understand, a piece
+//! configuration it over-rates); the search corrects that family once, and every
+//! later node of it starts from a better guess.
+//!
+//! Entries are in 1/[`GRAIN`] centipawns. A search of depth `d` that found its node
+//! worth `error` more than the *corrected* eval adds `error · d · corr_rate / 1000`
+//! to each of the node's entries, with gravity towards ±`corr_max` centipawns (as
+//! the history tables): the update chases the error left after the correction, so
+//! the tables together, not each one, converge to the evaluation's bias. The
+//! correction is their sum weighted by `corr_pawn_weight` and `corr_pieces_weight`
+//! (percent; 0 turns a table off). The evaluator, the transposition table and the
+//! eval cache only ever see the raw evaluation; the correction is applied on top
+//! at every node, with the tables as they are then (Stockfish's scheme; Ethereal
+//! and Alexandria use pawn-keyed tables alike).
+
+use shakmaty::{Board, Color, Position as _};
+
+use crate::params::Params;
+use crate::position::Position;
+
+/// Fixed-point scale of the entries: 1/256 of a centipawn.
+const GRAIN: i32 = 256;
+/// Entries per side to move in each table (a power of two).
+const SIZE: usize = 16384;
+
+/// The table indices of one position, computed once per node.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CorrectionKeys {
+    side: usize,
+    pawns: usize,
+    /// Non-pawn pieces (king included) of White, of Black.
+    pieces: [usize; 2],
+}
+
+pub struct CorrectionHistory {
+    /// corr_pawn_: `[side to move][pawn key]`.
+    pawn: Vec<i32>,
+    /// corr_pieces_: `[colour of the pieces][side to move][pieces key]`.
+    pieces: [Vec<i32>; 2],
+}
+
+impl Default for CorrectionHistory {
+    fn default() -> Self {
+        CorrectionHistory {
+            pawn: vec![0; 2 * SIZE],
+            pieces: [vec![0; 2 * SIZE], vec![0; 2 * SIZE]],
+        }
+    }
+}
+
+/// A multiplicative hash of a set of bitboards into `SIZE` slots.
+#[inline(always)]
+fn slot(h: u64) -> usize {
+    (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SIZE.trailing_zeros())) as usize
+}
+
+/// Key of one side's pieces other than pawns: each role's squares mixed by its own
+/// odd multiplier, so the same squares under another role hash elsewhere.
+#[inline(always)]
+fn pieces_key(board: &Board, color: Color) -> usize {
+    let own = board.by_color(color);
+    let h = (board.knights() & own)
+        .0
+        .wrapping_mul(0xD6E8_FEB8_6659_FD93)
+        ^ (board.bishops() & own)
+            .0
+            .wrapping_mul(0xA076_1D64_78BD_642F)
+        ^ (board.rooks() & own).0.wrapping_mul(0xE703_7ED1_A0B4_28DB)
+        ^ (board.queens() & own).0.wrapping_mul(0x8EBC_6AF0_9C88_C6E3)
+        ^ (board.kings() & own).0.wrapping_mul(0x5899_65CC_7537_4CC3);
+    slot(h)
+}
+
+impl CorrectionHistory {
+    pub fn clear(&mut self) {
+        *self = CorrectionHistory::default();
+    }
+
+    /// Whether any correction table is read or written with these parameters.
+    #[inline(always)]
+    pub fn enabled(p: &Params) -> bool {
+        p.corr_pawn_weight() != 0 || p.corr_pieces_weight() != 0
+    }
+
+    #[inline(always)]
+    pub fn keys(pos: &Position) -> CorrectionKeys {
+        let board = pos.board().board();
+        let pawns = board.pawns();
+        let white_pawns = (pawns & board.white()).0;
+        let black_pawns = (pawns & board.black()).0;
+        CorrectionKeys {
+            side: pos.turn() as usize,
+            pawns: slot(
+                white_pawns
+                    ^ black_pawns
+                        .rotate_left(29)
+                        .wrapping_mul(0xFF51_AFD7_ED55_8CCD),
+            ),
+            pieces: [
+                pieces_key(board, Color::White),
+                pieces_key(board, Color::Black),
+            ],
+        }
+    }
+
+    /// The correction in centipawns for a position with these keys.
+    #[inline(always)]
+    pub fn correction(&self, p: &Params, k: CorrectionKeys) -> i32 {
+        let pawn = self.pawn[k.side * SIZE + k.pawns];
+        let pieces = self.pieces[0][k.side * SIZE + k.pieces[0]]
+            + self.pieces[1][k.side * SIZE + k.pieces[1]];
+        (pawn * p.corr_pawn_weight() + pieces * p.corr_pieces_weight()) / (100 * GRAIN)
+    }
+
+    /// `raw` static eval plus the correction, kept away from the mate range.
+    #[inline(always)]
+    pub fn corrected(&self, p: &Params, k: CorrectionKeys, raw: i32) -> i32 {
+        (raw + self.correction(p, k)).clamp(-super::MATE_BOUND + 1, super::MATE_BOUND - 1)
+    }
+
+    /// A search of `depth` found the node worth `error` centipawns more than its
+    /// corrected static eval said: move each of its entries towards it.
+    pub fn update(&mut self, p: &Params, k: CorrectionKeys, depth: i32, error: i32) {
+        let cap = p.corr_max() * GRAIN;
+        let bonus = (error as i64 * (GRAIN * depth * p.corr_rate()) as i64 / 1000)
+            .clamp(-cap as i64 / 4, cap as i64 / 4) as i32;
+        let gravity = |e: &mut i32| *e += bonus - *e * bonus.abs() / cap;
+        gravity(&mut self.pawn[k.side * SIZE + k.pawns]);
+        gravity(&mut self.pieces[0][k.side * SIZE + k.pieces[0]]);
+        gravity(&mut self.pieces[1][k.side * SIZE + k.pieces[1]]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(pawn: i32, pieces: i32) -> Params {
+        let mut p = Params::default();
+        p.set_by_name("corr_pawn_weight", &pawn.to_string())
+            .unwrap();
+        p.set_by_name("corr_pieces_weight", &pieces.to_string())
+            .unwrap();
+        p
+    }
+
+    fn pos(fen: &str) -> Position {
+        Position::from_fen(fen, false).unwrap()
+    }
+
+    #[test]
+    fn off_at_zero_weights_and_learns_a_steady_error_when_on() {
+        let start = pos("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        let k = CorrectionHistory::keys(&start);
+        let mut ch = CorrectionHistory::default();
+        let off = params(0, 0);
+        assert!(!CorrectionHistory::enabled(&off));
+        ch.update(&off, k, 10, 300);
+        assert_eq!(ch.corrected(&off, k, 17), 17, "zero weights read nothing");
+
+        // A steady error of +40 cp: the summed correction approaches it from below
+        // and never passes corr_max per table.
+        let p = params(100, 100);
+        let mut ch = CorrectionHistory::default();
+        for _ in 0..200 {
+            let error = 40 - ch.correction(&p, k);
+            ch.update(&p, k, 8, error);
+        }
+        let c = ch.correction(&p, k);
+        assert!((35..=40).contains(&c), "converged to {c}");
+        for _ in 0..200 {
+            ch.update(&p, k, 30, 5000);
+        }
+        assert!(ch.correction(&p, k) <= 3 * p.corr_max(), "saturates");
+        assert!(ch.corrected(&p, k, super::super::MATE_BOUND - 2) < super::super::MATE_BOUND);
+    }
+
+    #[test]
+    fn keys_separate_side_to_move_pawns_and_pieces() {
+        let a = CorrectionHistory::keys(&pos("4k3/pp6/8/8/8/8/PP6/4K1N1 w - - 0 1"));
+        let black = CorrectionHistory::keys(&pos("4k3/pp6/8/8/8/8/PP6/4K1N1 b - - 0 1"));
+        let pawn_moved = CorrectionHistory::keys(&pos("4k3/pp6/8/8/8/P7/1P6/4K1N1 w - - 0 1"));
+        let knight_moved = CorrectionHistory::keys(&pos("4k3/pp6/8/8/8/5N2/PP6/4K3 w - - 0 1"));
+        assert_ne!(a.side, black.side);
+        assert_eq!((a.pawns, a.pieces), (black.pawns, black.pieces));
+        assert_ne!(a.pawns, pawn_moved.pawns);
+        assert_eq!(a.pieces, pawn_moved.pieces);
+        assert_eq!(a.pawns, knight_moved.pawns);
+        assert_ne!(a.pieces[0], knight_moved.pieces[0]);
+        assert_eq!(a.pieces[1], knight_moved.pieces[1]);
+    }
+}
