@@ -19,6 +19,7 @@
 
 use shakmaty::{Board, Color, Position as _};
 
+use super::history::{ContKeys, PIECE_TO};
 use crate::params::Params;
 use crate::position::Position;
 
@@ -34,6 +35,21 @@ pub struct CorrectionKeys {
     pawns: usize,
     /// Non-pawn pieces (king included) of White, of Black.
     pieces: [usize; 2],
+    /// corr_cont_: the piece-to slots of the moves two plies back and one ply back
+    /// (main search only; `None` near the root or after a null move).
+    cont: Option<usize>,
+}
+
+impl CorrectionKeys {
+    /// The keys with the node's last two moves added (see [`ContKeys`]).
+    #[inline(always)]
+    pub fn with_moves(self, moves: ContKeys) -> Self {
+        let cont = match (moves.follow_up, moves.counter) {
+            (Some(two_back), Some(one_back)) => Some(two_back * PIECE_TO + one_back),
+            _ => None,
+        };
+        CorrectionKeys { cont, ..self }
+    }
 }
 
 pub struct CorrectionHistory {
@@ -41,6 +57,9 @@ pub struct CorrectionHistory {
     pawn: Vec<i32>,
     /// corr_pieces_: `[colour of the pieces][side to move][pieces key]`.
     pieces: [Vec<i32>; 2],
+    /// corr_cont_: `[piece-to two plies back][piece-to one ply back]`: how the
+    /// evaluation misjudges what a pair of moves has just set up.
+    cont: Vec<i32>,
 }
 
 impl Default for CorrectionHistory {
@@ -48,6 +67,7 @@ impl Default for CorrectionHistory {
         CorrectionHistory {
             pawn: vec![0; 2 * SIZE],
             pieces: [vec![0; 2 * SIZE], vec![0; 2 * SIZE]],
+            cont: vec![0; PIECE_TO * PIECE_TO],
         }
     }
 }
@@ -83,7 +103,7 @@ impl CorrectionHistory {
     /// Whether any correction table is read or written with these parameters.
     #[inline(always)]
     pub fn enabled(p: &Params) -> bool {
-        p.corr_pawn_weight() != 0 || p.corr_pieces_weight() != 0
+        p.corr_pawn_weight() != 0 || p.corr_pieces_weight() != 0 || p.corr_cont_weight() != 0
     }
 
     #[inline(always)]
@@ -104,6 +124,7 @@ impl CorrectionHistory {
                 pieces_key(board, Color::White),
                 pieces_key(board, Color::Black),
             ],
+            cont: None,
         }
     }
 
@@ -113,7 +134,11 @@ impl CorrectionHistory {
         let pawn = self.pawn[k.side * SIZE + k.pawns];
         let pieces = self.pieces[0][k.side * SIZE + k.pieces[0]]
             + self.pieces[1][k.side * SIZE + k.pieces[1]];
-        (pawn * p.corr_pawn_weight() + pieces * p.corr_pieces_weight()) / (100 * GRAIN)
+        let cont = k.cont.map_or(0, |c| self.cont[c]);
+        (pawn * p.corr_pawn_weight()
+            + pieces * p.corr_pieces_weight()
+            + cont * p.corr_cont_weight())
+            / (100 * GRAIN)
     }
 
     /// `raw` static eval plus the correction, kept away from the mate range.
@@ -132,6 +157,9 @@ impl CorrectionHistory {
         gravity(&mut self.pawn[k.side * SIZE + k.pawns]);
         gravity(&mut self.pieces[0][k.side * SIZE + k.pieces[0]]);
         gravity(&mut self.pieces[1][k.side * SIZE + k.pieces[1]]);
+        if let Some(c) = k.cont {
+            gravity(&mut self.cont[c]);
+        }
     }
 }
 

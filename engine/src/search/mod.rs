@@ -681,7 +681,7 @@ impl Worker {
         // searches of similar positions found it to be wrong by (correction.rs);
         // the TT keeps the raw one. A singular search reuses its node's value.
         let corr_keys = (CorrectionHistory::enabled(p) && !in_check && excluded.is_none())
-            .then(|| CorrectionHistory::keys(pos));
+            .then(|| CorrectionHistory::keys(pos).with_moves(self.cont_keys(ply)));
         let static_eval = match corr_keys {
             Some(k) => self.correction.corrected(p, k, raw_eval),
             None => raw_eval,
