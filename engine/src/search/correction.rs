@@ -36,19 +36,23 @@ pub struct CorrectionKeys {
     pieces: [usize; 2],
 }
 
+/// One table: `[side to move][key]`. Fixed-size rows: indexed with `side & 1` and
+/// `key % SIZE` (no-ops on the keys [`CorrectionHistory::keys`] makes), every
+/// lookup compiles without a bounds check.
+type Table = [[i32; SIZE]; 2];
+
 pub struct CorrectionHistory {
     /// corr_pawn_: `[side to move][pawn key]`.
-    pawn: Vec<i32>,
+    pawn: Table,
     /// corr_pieces_: `[colour of the pieces][side to move][pieces key]`.
-    pieces: [Vec<i32>; 2],
+    pieces: [Table; 2],
 }
 
-impl Default for CorrectionHistory {
-    fn default() -> Self {
-        CorrectionHistory {
-            pawn: vec![0; 2 * SIZE],
-            pieces: [vec![0; 2 * SIZE], vec![0; 2 * SIZE]],
-        }
+impl CorrectionHistory {
+    /// All entries zero, allocated on the heap (384 KB, too large for a stack).
+    pub fn new_boxed() -> Box<Self> {
+        // SAFETY: the tables are integers only, and all-zero integers are valid.
+        unsafe { Box::<Self>::new_zeroed().assume_init() }
     }
 }
 
@@ -76,10 +80,6 @@ fn pieces_key(board: &Board, color: Color) -> usize {
 }
 
 impl CorrectionHistory {
-    pub fn clear(&mut self) {
-        *self = CorrectionHistory::default();
-    }
-
     /// Whether any correction table is read or written with these parameters.
     #[inline(always)]
     pub fn enabled(p: &Params) -> bool {
@@ -110,9 +110,10 @@ impl CorrectionHistory {
     /// The correction in centipawns for a position with these keys.
     #[inline(always)]
     pub fn correction(&self, p: &Params, k: CorrectionKeys) -> i32 {
-        let pawn = self.pawn[k.side * SIZE + k.pawns];
-        let pieces = self.pieces[0][k.side * SIZE + k.pieces[0]]
-            + self.pieces[1][k.side * SIZE + k.pieces[1]];
+        let side = k.side & 1;
+        let pawn = self.pawn[side][k.pawns % SIZE];
+        let pieces =
+            self.pieces[0][side][k.pieces[0] % SIZE] + self.pieces[1][side][k.pieces[1] % SIZE];
         (pawn * p.corr_pawn_weight() + pieces * p.corr_pieces_weight()) / (100 * GRAIN)
     }
 
@@ -129,9 +130,10 @@ impl CorrectionHistory {
         let bonus = (error as i64 * (GRAIN * depth * p.corr_rate()) as i64 / 1000)
             .clamp(-cap as i64 / 4, cap as i64 / 4) as i32;
         let gravity = |e: &mut i32| *e += bonus - *e * bonus.abs() / cap;
-        gravity(&mut self.pawn[k.side * SIZE + k.pawns]);
-        gravity(&mut self.pieces[0][k.side * SIZE + k.pieces[0]]);
-        gravity(&mut self.pieces[1][k.side * SIZE + k.pieces[1]]);
+        let side = k.side & 1;
+        gravity(&mut self.pawn[side][k.pawns % SIZE]);
+        gravity(&mut self.pieces[0][side][k.pieces[0] % SIZE]);
+        gravity(&mut self.pieces[1][side][k.pieces[1] % SIZE]);
     }
 }
 
@@ -156,7 +158,7 @@ mod tests {
     fn off_at_zero_weights_and_learns_a_steady_error_when_on() {
         let start = pos("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         let k = CorrectionHistory::keys(&start);
-        let mut ch = CorrectionHistory::default();
+        let mut ch = CorrectionHistory::new_boxed();
         let off = params(0, 0);
         assert!(!CorrectionHistory::enabled(&off));
         ch.update(&off, k, 10, 300);
@@ -165,7 +167,7 @@ mod tests {
         // A steady error of +40 cp: the summed correction approaches it from below
         // and never passes corr_max per table.
         let p = params(100, 100);
-        let mut ch = CorrectionHistory::default();
+        let mut ch = CorrectionHistory::new_boxed();
         for _ in 0..200 {
             let error = 40 - ch.correction(&p, k);
             ch.update(&p, k, 8, error);

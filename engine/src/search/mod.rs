@@ -248,7 +248,7 @@ struct Ctx<'a> {
 struct Worker {
     eval: Evaluator,
     history: History,
-    correction: CorrectionHistory,
+    correction: Box<CorrectionHistory>,
     stack: Vec<Frame>,
     pv: Vec<[Option<Move>; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
@@ -278,7 +278,7 @@ impl Worker {
         Worker {
             eval: Evaluator::new(params),
             history: History::default(),
-            correction: CorrectionHistory::default(),
+            correction: CorrectionHistory::new_boxed(),
             stack: vec![Frame::default(); MAX_PLY + 4],
             pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
@@ -388,7 +388,8 @@ impl Searcher {
         self.shared.tt.clear();
         for w in std::iter::once(&mut self.main).chain(&mut self.helpers) {
             w.history.clear();
-            w.correction.clear();
+            // A fresh zeroed allocation (as `History::clear`), not 384 KB of stores.
+            w.correction = CorrectionHistory::new_boxed();
         }
     }
 
@@ -472,7 +473,19 @@ impl Worker {
     /// Draw by the rules inside the tree: fifty-move rule, insufficient material, or
     /// any earlier occurrence of this position (game history or search path) within
     /// the reversible stretch.
+    #[inline(always)]
     fn is_draw(&self, pos: &Position) -> bool {
+        // Most nodes follow a capture or pawn move with more than four pieces on the
+        // board: no repetition and no material draw to look for, answered without
+        // the call (the full test below keeps a move list's stack frame).
+        if pos.halfmoves() < 2 && pos.board().board().occupied().count() > 4 {
+            return false;
+        }
+        self.is_draw_full(pos)
+    }
+
+    #[inline(never)]
+    fn is_draw_full(&self, pos: &Position) -> bool {
         let halfmoves = pos.halfmoves() as usize;
         if halfmoves >= 100 {
             // Checkmate on the hundredth half-move still wins.
