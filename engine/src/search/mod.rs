@@ -29,7 +29,7 @@ use crate::tablebase::{ProbeSettings, Tablebases};
 use correction::CorrectionHistory;
 use history::{ContKeys, History, piece_to};
 use movepick::{MovePicker, is_noisy};
-use see::{SeeValues, see, see_below};
+use see::{SeeValues, see_below};
 pub use stats::{CutKind, SearchStats};
 use time::TimeManager;
 use tt::{Bound, TranspositionTable, TtHit, eval_from_tt};
@@ -972,9 +972,17 @@ impl Worker {
                     if lmr_depth <= p.hist_prune_depth() && hist < -p.hist_prune_margin() * depth {
                         continue;
                     }
-                    // seeprune_: quiets that lose material at low depth.
+                    // seeprune_: quiets that lose material at low depth (`see_below`
+                    // plays no exchange out when losing the moved piece is still
+                    // above the threshold).
                     if lmr_depth <= p.seeprune_max_depth()
-                        && see(pos, &m, &sh.see_values) < -p.seeprune_quiet_margin() * lmr_depth
+                        && see_below(
+                            pos,
+                            &m,
+                            &sh.see_values,
+                            None,
+                            -p.seeprune_quiet_margin() * lmr_depth,
+                        )
                     {
                         continue;
                     }
