@@ -19,7 +19,6 @@
 
 use shakmaty::{Board, Color, Position as _};
 
-use super::history::{ContKeys, PIECE_TO};
 use crate::params::Params;
 use crate::position::Position;
 
@@ -35,40 +34,25 @@ pub struct CorrectionKeys {
     pawns: usize,
     /// Non-pawn pieces (king included) of White, of Black.
     pieces: [usize; 2],
-    /// corr_cont_: the piece-to slots of the moves two plies back and one ply back
-    /// (main search only; `None` near the root or after a null move).
-    cont: Option<usize>,
 }
 
-impl CorrectionKeys {
-    /// The keys with the node's last two moves added (see [`ContKeys`]).
-    #[inline(always)]
-    pub fn with_moves(self, moves: ContKeys) -> Self {
-        let cont = match (moves.follow_up, moves.counter) {
-            (Some(two_back), Some(one_back)) => Some(two_back * PIECE_TO + one_back),
-            _ => None,
-        };
-        CorrectionKeys { cont, ..self }
-    }
-}
+/// One table: `[side to move][key]`. Fixed-size rows: indexed with `side & 1` and
+/// `key % SIZE` (no-ops on the keys [`CorrectionHistory::keys`] makes), every
+/// lookup compiles without a bounds check.
+type Table = [[i32; SIZE]; 2];
 
 pub struct CorrectionHistory {
     /// corr_pawn_: `[side to move][pawn key]`.
-    pawn: Vec<i32>,
+    pawn: Table,
     /// corr_pieces_: `[colour of the pieces][side to move][pieces key]`.
-    pieces: [Vec<i32>; 2],
-    /// corr_cont_: `[piece-to two plies back][piece-to one ply back]`: how the
-    /// evaluation misjudges what a pair of moves has just set up.
-    cont: Vec<i32>,
+    pieces: [Table; 2],
 }
 
-impl Default for CorrectionHistory {
-    fn default() -> Self {
-        CorrectionHistory {
-            pawn: vec![0; 2 * SIZE],
-            pieces: [vec![0; 2 * SIZE], vec![0; 2 * SIZE]],
-            cont: vec![0; PIECE_TO * PIECE_TO],
-        }
+impl CorrectionHistory {
+    /// All entries zero, allocated on the heap (384 KB, too large for a stack).
+    pub fn new_boxed() -> Box<Self> {
+        // SAFETY: the tables are integers only, and all-zero integers are valid.
+        unsafe { Box::<Self>::new_zeroed().assume_init() }
     }
 }
 
@@ -96,14 +80,10 @@ fn pieces_key(board: &Board, color: Color) -> usize {
 }
 
 impl CorrectionHistory {
-    pub fn clear(&mut self) {
-        *self = CorrectionHistory::default();
-    }
-
     /// Whether any correction table is read or written with these parameters.
     #[inline(always)]
     pub fn enabled(p: &Params) -> bool {
-        p.corr_pawn_weight() != 0 || p.corr_pieces_weight() != 0 || p.corr_cont_weight() != 0
+        p.corr_pawn_weight() != 0 || p.corr_pieces_weight() != 0
     }
 
     #[inline(always)]
@@ -124,21 +104,17 @@ impl CorrectionHistory {
                 pieces_key(board, Color::White),
                 pieces_key(board, Color::Black),
             ],
-            cont: None,
         }
     }
 
     /// The correction in centipawns for a position with these keys.
     #[inline(always)]
     pub fn correction(&self, p: &Params, k: CorrectionKeys) -> i32 {
-        let pawn = self.pawn[k.side * SIZE + k.pawns];
-        let pieces = self.pieces[0][k.side * SIZE + k.pieces[0]]
-            + self.pieces[1][k.side * SIZE + k.pieces[1]];
-        let cont = k.cont.map_or(0, |c| self.cont[c]);
-        (pawn * p.corr_pawn_weight()
-            + pieces * p.corr_pieces_weight()
-            + cont * p.corr_cont_weight())
-            / (100 * GRAIN)
+        let side = k.side & 1;
+        let pawn = self.pawn[side][k.pawns % SIZE];
+        let pieces =
+            self.pieces[0][side][k.pieces[0] % SIZE] + self.pieces[1][side][k.pieces[1] % SIZE];
+        (pawn * p.corr_pawn_weight() + pieces * p.corr_pieces_weight()) / (100 * GRAIN)
     }
 
     /// `raw` static eval plus the correction, kept away from the mate range.
@@ -154,12 +130,10 @@ impl CorrectionHistory {
         let bonus = (error as i64 * (GRAIN * depth * p.corr_rate()) as i64 / 1000)
             .clamp(-cap as i64 / 4, cap as i64 / 4) as i32;
         let gravity = |e: &mut i32| *e += bonus - *e * bonus.abs() / cap;
-        gravity(&mut self.pawn[k.side * SIZE + k.pawns]);
-        gravity(&mut self.pieces[0][k.side * SIZE + k.pieces[0]]);
-        gravity(&mut self.pieces[1][k.side * SIZE + k.pieces[1]]);
-        if let Some(c) = k.cont {
-            gravity(&mut self.cont[c]);
-        }
+        let side = k.side & 1;
+        gravity(&mut self.pawn[side][k.pawns % SIZE]);
+        gravity(&mut self.pieces[0][side][k.pieces[0] % SIZE]);
+        gravity(&mut self.pieces[1][side][k.pieces[1] % SIZE]);
     }
 }
 
@@ -184,7 +158,7 @@ mod tests {
     fn off_at_zero_weights_and_learns_a_steady_error_when_on() {
         let start = pos("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         let k = CorrectionHistory::keys(&start);
-        let mut ch = CorrectionHistory::default();
+        let mut ch = CorrectionHistory::new_boxed();
         let off = params(0, 0);
         assert!(!CorrectionHistory::enabled(&off));
         ch.update(&off, k, 10, 300);
@@ -193,7 +167,7 @@ mod tests {
         // A steady error of +40 cp: the summed correction approaches it from below
         // and never passes corr_max per table.
         let p = params(100, 100);
-        let mut ch = CorrectionHistory::default();
+        let mut ch = CorrectionHistory::new_boxed();
         for _ in 0..200 {
             let error = 40 - ch.correction(&p, k);
             ch.update(&p, k, 8, error);

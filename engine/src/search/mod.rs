@@ -29,7 +29,7 @@ use crate::tablebase::{ProbeSettings, Tablebases};
 use correction::CorrectionHistory;
 use history::{ContKeys, History, piece_to};
 use movepick::{MovePicker, is_noisy};
-use see::{SeeValues, see, see_below};
+use see::{SeeValues, see_below};
 pub use stats::{CutKind, SearchStats};
 use time::TimeManager;
 use tt::{Bound, TranspositionTable, TtHit, eval_from_tt};
@@ -248,7 +248,7 @@ struct Ctx<'a> {
 struct Worker {
     eval: Evaluator,
     history: History,
-    correction: CorrectionHistory,
+    correction: Box<CorrectionHistory>,
     stack: Vec<Frame>,
     pv: Vec<[Option<Move>; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
@@ -278,7 +278,7 @@ impl Worker {
         Worker {
             eval: Evaluator::new(params),
             history: History::default(),
-            correction: CorrectionHistory::default(),
+            correction: CorrectionHistory::new_boxed(),
             stack: vec![Frame::default(); MAX_PLY + 4],
             pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
@@ -388,7 +388,8 @@ impl Searcher {
         self.shared.tt.clear();
         for w in std::iter::once(&mut self.main).chain(&mut self.helpers) {
             w.history.clear();
-            w.correction.clear();
+            // A fresh zeroed allocation (as `History::clear`), not 384 KB of stores.
+            w.correction = CorrectionHistory::new_boxed();
         }
     }
 
@@ -472,7 +473,19 @@ impl Worker {
     /// Draw by the rules inside the tree: fifty-move rule, insufficient material, or
     /// any earlier occurrence of this position (game history or search path) within
     /// the reversible stretch.
+    #[inline(always)]
     fn is_draw(&self, pos: &Position) -> bool {
+        // Most nodes follow a capture or pawn move with more than four pieces on the
+        // board: no repetition and no material draw to look for, answered without
+        // the call (the full test below keeps a move list's stack frame).
+        if pos.halfmoves() < 2 && pos.board().board().occupied().count() > 4 {
+            return false;
+        }
+        self.is_draw_full(pos)
+    }
+
+    #[inline(never)]
+    fn is_draw_full(&self, pos: &Position) -> bool {
         let halfmoves = pos.halfmoves() as usize;
         if halfmoves >= 100 {
             // Checkmate on the hundredth half-move still wins.
@@ -681,7 +694,7 @@ impl Worker {
         // searches of similar positions found it to be wrong by (correction.rs);
         // the TT keeps the raw one. A singular search reuses its node's value.
         let corr_keys = (CorrectionHistory::enabled(p) && !in_check && excluded.is_none())
-            .then(|| CorrectionHistory::keys(pos).with_moves(self.cont_keys(ply)));
+            .then(|| CorrectionHistory::keys(pos));
         let static_eval = match corr_keys {
             Some(k) => self.correction.corrected(p, k, raw_eval),
             None => raw_eval,
@@ -959,9 +972,17 @@ impl Worker {
                     if lmr_depth <= p.hist_prune_depth() && hist < -p.hist_prune_margin() * depth {
                         continue;
                     }
-                    // seeprune_: quiets that lose material at low depth.
+                    // seeprune_: quiets that lose material at low depth (`see_below`
+                    // plays no exchange out when losing the moved piece is still
+                    // above the threshold).
                     if lmr_depth <= p.seeprune_max_depth()
-                        && see(pos, &m, &sh.see_values) < -p.seeprune_quiet_margin() * lmr_depth
+                        && see_below(
+                            pos,
+                            &m,
+                            &sh.see_values,
+                            None,
+                            -p.seeprune_quiet_margin() * lmr_depth,
+                        )
                     {
                         continue;
                     }

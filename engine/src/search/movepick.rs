@@ -147,6 +147,7 @@ impl MovePicker {
     }
 
     /// Q-search picker: good captures and promotions, or every evasion when in check.
+    #[inline]
     pub fn new_qsearch(tt_move: Option<Move>, in_check: bool) -> Self {
         let mut p = MovePicker::new(
             tt_move.filter(|m| in_check || is_noisy(m)),

@@ -616,16 +616,14 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("hist_prune_depth", "0"),
         ("corr_pawn_weight", "0"),
         ("corr_pieces_weight", "0"),
-        ("corr_cont_weight", "0"),
     ];
-    let on: [&[(&str, &str)]; 7] = [
+    let on: [&[(&str, &str)]; 6] = [
         &[("lmr_deeper_margin", "40")],
         &[("lmr_shallower_margin", "8")],
         &[("lmr_capture_pct", "70")],
         &[("hist_prune_depth", "3")],
         &[("corr_pawn_weight", "100")],
         &[("corr_pieces_weight", "100")],
-        &[("corr_cont_weight", "100")],
     ];
     for switch in on {
         let mut p = base.to_vec();

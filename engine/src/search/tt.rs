@@ -420,7 +420,9 @@ impl TranspositionTable {
     }
 
     /// Looks `pos` up; the TT move stays packed until [`TtHit::mv`] validates it.
-    #[inline]
+    /// Inlined into the two searches' node openings: a call returned the hit
+    /// through memory at every node.
+    #[inline(always)]
     pub fn probe(&self, pos: &Position, ply: usize) -> Option<TtHit> {
         let hash = pos.hash();
         let key = hash as u16;
