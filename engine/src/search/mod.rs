@@ -26,7 +26,7 @@ use crate::eval::Evaluator;
 use crate::params::Params;
 use crate::position::{Game, Position};
 use crate::tablebase::{ProbeSettings, Tablebases};
-use correction::CorrectionHistory;
+use correction::{CorrectionHistory, CorrectionKeys};
 use history::{ContKeys, History, piece_to};
 use movepick::{MovePicker, is_noisy};
 use see::{SeeValues, see_below};
@@ -633,6 +633,26 @@ impl Worker {
         ControlFlow::Continue((tt, static_eval))
     }
 
+    /// corr_: the static eval a node works with, the evaluator's `raw_eval` plus
+    /// what searches of similar positions found it to be wrong by (correction.rs),
+    /// with the keys its result is learned under; `raw_eval` itself and no keys
+    /// when `correct` is false (in check) or the tables are off.
+    #[inline(always)]
+    fn corrected_eval(
+        &self,
+        p: &Params,
+        pos: &Position,
+        raw_eval: i32,
+        correct: bool,
+    ) -> (Option<CorrectionKeys>, i32) {
+        if correct && CorrectionHistory::enabled(p) {
+            let keys = CorrectionHistory::keys(pos);
+            (Some(keys), self.correction.corrected(p, keys, raw_eval))
+        } else {
+            (None, raw_eval)
+        }
+    }
+
     /// Principal variation search. `depth` is the draft (plies to the horizon),
     /// `ply` the distance from the root: extensions and reductions change the
     /// former, stacks are indexed by the latter. `cut_node`: a null-window node
@@ -690,15 +710,10 @@ impl Worker {
         } else {
             (None, self.stack[ply].static_eval)
         };
-        // corr_: the static eval the node works with is the evaluator's plus what
-        // searches of similar positions found it to be wrong by (correction.rs);
-        // the TT keeps the raw one. A singular search reuses its node's value.
-        let corr_keys = (CorrectionHistory::enabled(p) && !in_check && excluded.is_none())
-            .then(|| CorrectionHistory::keys(pos));
-        let static_eval = match corr_keys {
-            Some(k) => self.correction.corrected(p, k, raw_eval),
-            None => raw_eval,
-        };
+        // corr_: the TT keeps the raw eval; a singular search reuses its node's
+        // already corrected value.
+        let (corr_keys, static_eval) =
+            self.corrected_eval(p, pos, raw_eval, !in_check && excluded.is_none());
         let tt_move = tt.and_then(|h| h.mv(pos));
         if excluded.is_none() {
             self.stats.tt_moves += tt_move.is_some() as u64;

@@ -4,7 +4,6 @@
 
 use std::ops::ControlFlow;
 
-use super::correction::CorrectionHistory;
 use super::movepick::{MovePicker, is_noisy};
 use super::see::{captured_value, see_below};
 use super::tt::Bound;
@@ -41,13 +40,9 @@ impl Worker {
             ControlFlow::Break(score) => return score,
             ControlFlow::Continue(node) => node,
         };
-        // corr_: stand pat on the corrected eval, as the main search prunes on it.
-        let static_eval = if !in_check && CorrectionHistory::enabled(p) {
-            let keys = CorrectionHistory::keys(pos);
-            self.correction.corrected(p, keys, raw_eval)
-        } else {
-            raw_eval
-        };
+        // corr_: stand pat on the corrected eval, as the main search prunes on it
+        // (q-search learns nothing into the tables).
+        let (_, static_eval) = self.corrected_eval(p, pos, raw_eval, !in_check);
 
         // Stand pat: outside check the side to move may decline every capture.
         let mut best_score = -INF;
