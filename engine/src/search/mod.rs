@@ -158,6 +158,8 @@ struct Frame {
     excluded: Option<Move>,
     /// A null move was played from this ply (repetitions are not looked for across it).
     null_move: bool,
+    /// ext_double_: double extensions on the path from the root to this ply.
+    double_extensions: i32,
 }
 
 impl Default for Frame {
@@ -169,6 +171,7 @@ impl Default for Frame {
             cont_key: None,
             excluded: None,
             null_move: false,
+            double_extensions: 0,
         }
     }
 }
@@ -1044,11 +1047,25 @@ impl Worker {
                 }
                 self.stats.singular_searches += 1;
                 if v < s_beta {
+                    // ext_double_: far below, the TT move is the only move here;
+                    // capped per path so the tree cannot explode.
                     self.stats.singular_extensions += 1;
-                    extension = 1;
+                    extension = if !pv_node
+                        && p.ext_double_margin() > 0
+                        && v < s_beta - p.ext_double_margin()
+                        && self.stack[ply].double_extensions < p.ext_double_max()
+                    {
+                        2
+                    } else {
+                        1
+                    };
                 } else if s_beta >= beta {
                     self.stats.multi_cuts += 1;
                     return s_beta;
+                } else if h.score >= beta {
+                    // ext_se_negative: the TT move beats beta, but so might others
+                    // (the alternatives reach s_beta): it need not be searched as deep.
+                    extension = -p.ext_se_negative();
                 }
             }
 
@@ -1064,6 +1081,8 @@ impl Worker {
                 extension = 1;
             }
             let new_depth = depth - 1 + extension;
+            self.stack[ply + 1].double_extensions =
+                self.stack[ply].double_extensions + (extension >= 2) as i32;
             self.keys.push(pos.hash());
             moves_searched += 1;
             let nodes_before = self.nodes;
