@@ -26,7 +26,8 @@ use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 use crate::params::Params;
 use crate::position::{Position, PsqTable};
 use features::{self as f, Section};
-use pawns::{PawnTable, pawn_attacks, relative_rank};
+pub(crate) use pawns::pawn_attacks;
+use pawns::{PawnTable, relative_rank};
 use shakmaty::attacks::{
     bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
 };

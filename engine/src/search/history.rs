@@ -1,14 +1,17 @@
 //! Move-ordering memory (`hist_*`, `cont_hist_*`, `caphist_*`): butterfly history
-//! (side, from, to), continuation histories (the move's piece and target square
+//! (side, from, to, and with `hist_threats` whether the enemy attacks the origin
+//! and the target), continuation histories (the move's piece and target square
 //! after the previous move's and after the move two plies back), capture history
 //! (piece, target, captured role), killer moves per ply and counter moves indexed
 //! by the opponent's last move. Every table is updated with gravity, so an entry
 //! saturates at ±`hist_max`.
 
-use shakmaty::{Color, Move, Role, Square};
+use shakmaty::{Color, Move, Position as _, Role, Square, attacks};
 
 use super::MAX_PLY;
+use crate::eval::pawn_attacks;
 use crate::params::Params;
+use crate::position::Position;
 
 /// Pieces (colour × role) times target squares: one continuation-history slot.
 pub const PIECE_TO: usize = 12 * 64;
@@ -62,10 +65,51 @@ fn from_to(m: &Move) -> (Square, Square) {
     }
 }
 
+/// Butterfly entries per side: (origin attacked, target attacked, from, to).
+const BUTTERFLY_SIDE: usize = 4 * 64 * 64;
+
+// hist_threats: threat-aware butterfly history (Stockfish, Alexandria, Stormphrax).
+// A piece stepping out of an attack and one stepping into an attack are different
+// moves to learn: the butterfly key gets a bit for "the origin is attacked" and one
+// for "the target is attacked" by the side not to move. `threats` is 0 when the
+// parameter is off, which leaves every move in the first quarter of the table.
+
+/// Every square the side not to move attacks (pawns, pieces and king), as the
+/// threat bits of the butterfly index read it.
+pub fn threats(pos: &Position) -> u64 {
+    let board = pos.board().board();
+    let them = board.by_color(!pos.turn());
+    let occupied = board.occupied();
+    let mut t = pawn_attacks(!pos.turn(), (board.pawns() & them).0);
+    for sq in board.knights() & them {
+        t |= attacks::knight_attacks(sq).0;
+    }
+    for sq in board.bishops_and_queens() & them {
+        t |= attacks::bishop_attacks(sq, occupied).0;
+    }
+    for sq in board.rooks_and_queens() & them {
+        t |= attacks::rook_attacks(sq, occupied).0;
+    }
+    for sq in board.kings() & them {
+        t |= attacks::king_attacks(sq).0;
+    }
+    t
+}
+
+/// Index of a move within its side's butterfly table: the threat bits above
+/// from * 64 + to.
 #[inline(always)]
-fn butterfly_index(color: Color, m: &Move) -> usize {
+fn butterfly_slot(threats: u64, from: Square, to: Square) -> usize {
+    let (from, to) = (from as usize, to as usize);
+    let from_attacked = (threats >> from) as usize & 1;
+    let to_attacked = (threats >> to) as usize & 1;
+    from_attacked << 13 | to_attacked << 12 | from << 6 | to
+}
+
+#[inline(always)]
+fn butterfly_index(color: Color, threats: u64, m: &Move) -> usize {
     let (from, to) = from_to(m);
-    (color as usize) * 4096 + (from as usize) * 64 + to as usize
+    (color as usize) * BUTTERFLY_SIDE + butterfly_slot(threats, from, to)
 }
 
 #[inline(always)]
@@ -118,14 +162,15 @@ static ZERO_ROW: [i16; PIECE_TO] = [0; PIECE_TO];
 /// [`History::quiet_score`] for the quiets of one node (see [`History::quiet_scorer`]);
 /// fixed-size rows, so no bounds checks per move.
 pub struct QuietScorer<'a> {
-    butterfly: &'a [i32; 4096],
+    butterfly: &'a [i32; BUTTERFLY_SIDE],
     counter: &'a [i16; PIECE_TO],
     follow_up: &'a [i16; PIECE_TO],
     color: Color,
+    threats: u64,
 }
 
 impl QuietScorer<'_> {
-    /// Equal to `quiet_score(color, m, keys)` of the history it was made from.
+    /// Equal to `quiet_score(color, threats, m, keys)` of the history it was made from.
     #[inline(always)]
     pub fn score(&self, m: &Move) -> i32 {
         let (from, to) = from_to(m);
@@ -137,7 +182,7 @@ impl QuietScorer<'_> {
     #[inline(always)]
     pub fn score_parts(&self, role: Role, from: Square, to: Square) -> i32 {
         let pt = piece_to_parts(self.color, role, to);
-        self.butterfly[from as usize * 64 + to as usize]
+        self.butterfly[butterfly_slot(self.threats, from, to)]
             + self.counter[pt] as i32
             + self.follow_up[pt] as i32
     }
@@ -146,7 +191,7 @@ impl QuietScorer<'_> {
 impl Default for History {
     fn default() -> Self {
         History {
-            butterfly: vec![0; 2 * 64 * 64],
+            butterfly: vec![0; 2 * BUTTERFLY_SIDE],
             counter_hist: vec![0; PIECE_TO * PIECE_TO],
             follow_up_hist: vec![0; PIECE_TO * PIECE_TO],
             capture_hist: vec![0; PIECE_TO * 8],
@@ -175,10 +220,10 @@ impl History {
         }
     }
 
-    /// Butterfly score only.
+    /// Butterfly score only (`threats`: see [`threats`], or 0).
     #[inline(always)]
-    pub fn score(&self, color: Color, m: &Move) -> i32 {
-        self.butterfly[butterfly_index(color, m)]
+    pub fn score(&self, color: Color, threats: u64, m: &Move) -> i32 {
+        self.butterfly[butterfly_index(color, threats, m)]
     }
 
     /// cont_hist_: counter-move and follow-up history of a quiet move.
@@ -197,15 +242,15 @@ impl History {
 
     /// Ordering score of a quiet move: butterfly plus both continuation histories.
     #[inline(always)]
-    pub fn quiet_score(&self, color: Color, m: &Move, keys: ContKeys) -> i32 {
+    pub fn quiet_score(&self, color: Color, threats: u64, m: &Move, keys: ContKeys) -> i32 {
         let c = self.cont_scores(color, m, keys);
-        self.score(color, m) + c.counter + c.follow_up
+        self.score(color, threats, m) + c.counter + c.follow_up
     }
 
     /// The rows [`History::quiet_score`] reads for the quiets of one node, looked up
     /// once: the picker scores all of a node's quiets with them.
     #[inline]
-    pub fn quiet_scorer(&self, color: Color, keys: ContKeys) -> QuietScorer<'_> {
+    pub fn quiet_scorer(&self, color: Color, threats: u64, keys: ContKeys) -> QuietScorer<'_> {
         fn row(table: &[i16], key: Option<usize>) -> &[i16; PIECE_TO] {
             key.map_or(&ZERO_ROW, |k| {
                 table[k * PIECE_TO..(k + 1) * PIECE_TO]
@@ -213,14 +258,15 @@ impl History {
                     .expect("a continuation-history row has PIECE_TO entries")
             })
         }
-        let side = color as usize * 4096;
+        let side = color as usize * BUTTERFLY_SIDE;
         QuietScorer {
-            butterfly: self.butterfly[side..side + 4096]
+            butterfly: self.butterfly[side..side + BUTTERFLY_SIDE]
                 .try_into()
-                .expect("a butterfly side has 64 x 64 entries"),
+                .expect("a butterfly side has 4 x 64 x 64 entries"),
             counter: row(&self.counter_hist, keys.counter),
             follow_up: row(&self.follow_up_hist, keys.follow_up),
             color,
+            threats,
         }
     }
 
@@ -243,8 +289,21 @@ impl History {
         self.capture_hist[capture_index_parts(color, role, to, capture)] as i32
     }
 
-    fn update_quiet(&mut self, color: Color, m: &Move, keys: ContKeys, delta: i32, max: i32) {
-        gravity(&mut self.butterfly[butterfly_index(color, m)], delta, max);
+    #[allow(clippy::too_many_arguments)]
+    fn update_quiet(
+        &mut self,
+        color: Color,
+        threats: u64,
+        m: &Move,
+        keys: ContKeys,
+        delta: i32,
+        max: i32,
+    ) {
+        gravity(
+            &mut self.butterfly[butterfly_index(color, threats, m)],
+            delta,
+            max,
+        );
         let pt = piece_to(color, m);
         if let Some(k) = keys.counter {
             gravity16(&mut self.counter_hist[k * PIECE_TO + pt], delta, max);
@@ -265,6 +324,7 @@ impl History {
         &mut self,
         p: &Params,
         color: Color,
+        threats: u64,
         ply: usize,
         depth: i32,
         best: Move,
@@ -283,10 +343,10 @@ impl History {
             // shallow draft says little about how it compares with the others
             // (Ethereal's rule); the killers and the counter move below still learn it.
             if !quiets_tried.is_empty() || depth > p.hist_single_skip_depth() {
-                self.update_quiet(color, &best, keys, bonus, max);
+                self.update_quiet(color, threats, &best, keys, bonus, max);
                 for m in quiets_tried {
                     if *m != best {
-                        self.update_quiet(color, m, keys, -malus, max);
+                        self.update_quiet(color, threats, m, keys, -malus, max);
                     }
                 }
             }
@@ -324,7 +384,8 @@ mod tests {
     use crate::position::Position;
 
     /// The per-node scorer gives exactly `quiet_score`, with and without
-    /// continuation rows, for every move of a few positions after many updates.
+    /// continuation rows and threats, for every move of a position after many
+    /// updates.
     #[test]
     fn quiet_scorer_equals_quiet_score() {
         let p = Params::default();
@@ -335,6 +396,7 @@ mod tests {
         .unwrap();
         let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
         let mut h = History::default();
+        let t = threats(&pos);
         let keys = ContKeys {
             counter: Some(piece_to(Color::Black, &moves[3])),
             follow_up: Some(piece_to(Color::White, &moves[7])),
@@ -342,7 +404,20 @@ mod tests {
         for (i, m) in moves.iter().enumerate() {
             for color in Color::ALL {
                 let tried = &moves[..i % 5];
-                h.on_cutoff(&p, color, 2, 1 + i as i32 % 9, *m, tried, &[], None, keys);
+                for t in [0, t] {
+                    h.on_cutoff(
+                        &p,
+                        color,
+                        t,
+                        2,
+                        1 + i as i32 % 9,
+                        *m,
+                        tried,
+                        &[],
+                        None,
+                        keys,
+                    );
+                }
             }
         }
         let mut nonzero = 0;
@@ -355,13 +430,33 @@ mod tests {
                     ..keys
                 },
             ] {
-                let scorer = h.quiet_scorer(color, k);
-                for m in &moves {
-                    assert_eq!(scorer.score(m), h.quiet_score(color, m, k), "{m:?}");
-                    nonzero += (scorer.score(m) != 0) as usize;
+                for t in [0, t] {
+                    let scorer = h.quiet_scorer(color, t, k);
+                    for m in &moves {
+                        assert_eq!(scorer.score(m), h.quiet_score(color, t, m, k), "{m:?}");
+                        nonzero += (scorer.score(m) != 0) as usize;
+                    }
                 }
             }
         }
         assert!(nonzero > 100, "{nonzero}");
+    }
+
+    /// hist_threats: `threats` is the set of squares the side not to move attacks,
+    /// square by square as shakmaty's `attacks_to` sees them.
+    #[test]
+    fn threats_are_the_squares_the_enemy_attacks() {
+        let mut checked = 0;
+        crate::perft::walk_suite(&|p, m| p.play(m), &mut |pos| {
+            let board = pos.board().board();
+            let them = !pos.turn();
+            let t = threats(pos);
+            for sq in Square::ALL {
+                let attacked = board.attacks_to(sq, them, board.occupied()).any();
+                assert_eq!(t >> sq as u32 & 1 == 1, attacked, "{} {sq}", pos.fen());
+            }
+            checked += 1;
+        });
+        assert!(checked > 10_000, "{checked}");
     }
 }

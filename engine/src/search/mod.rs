@@ -921,11 +921,19 @@ impl Worker {
             None
         };
         let cont = self.cont_keys(ply);
+        // hist_threats: the enemy's attacks, for the butterfly history of this
+        // node's quiets (only at nodes that reach their moves).
+        let threats = if p.hist_threats() != 0 {
+            history::threats(pos)
+        } else {
+            0
+        };
         let mut picker = MovePicker::new(
             tt_move,
             self.history.killers(ply),
             self.history.counter(color, prev_move),
             cont,
+            threats,
         );
         let mut best_score = -INF;
         let mut best_move: Option<Move> = None;
@@ -945,7 +953,7 @@ impl Worker {
             let hist = if noisy {
                 0
             } else {
-                self.history.score(color, &m) + cont_scores.counter + cont_scores.follow_up
+                self.history.score(color, threats, &m) + cont_scores.counter + cont_scores.follow_up
             };
 
             // Pruning of late moves, once a move has been searched and we are not mated.
@@ -1212,6 +1220,7 @@ impl Worker {
                         self.history.on_cutoff(
                             p,
                             color,
+                            threats,
                             ply,
                             depth,
                             m,

@@ -44,6 +44,8 @@ pub struct MovePicker {
     counter: Option<Move>,
     /// Continuation-history rows for scoring the quiets.
     cont: ContKeys,
+    /// hist_threats: the squares the enemy attacks, for the butterfly index (or 0).
+    threats: u64,
     moves: MoveList,
     /// Ordering score of `moves[i]`. Never initialised as a whole: a slot is written
     /// when its move is generated (captures) or scored (quiets) and only read
@@ -122,6 +124,7 @@ impl MovePicker {
         killers: [Option<Move>; 2],
         counter: Option<Move>,
         cont: ContKeys,
+        threats: u64,
     ) -> Self {
         MovePicker {
             stage: Stage::TtMove,
@@ -129,6 +132,7 @@ impl MovePicker {
             killers,
             counter,
             cont,
+            threats,
             moves: MoveList::new(),
             // One uninitialised value, not `[MaybeUninit::uninit(); MAX_MOVES]`: the
             // repeat expression compiled to a 1 KB memset at every node.
@@ -154,6 +158,7 @@ impl MovePicker {
             [None; 2],
             None,
             ContKeys::default(),
+            0,
         );
         p.noisy_only = !in_check;
         p
@@ -277,7 +282,7 @@ impl MovePicker {
 
     #[inline(never)]
     fn score_quiets(&mut self, history: &History, color: Color) {
-        let scorer = history.quiet_scorer(color, self.cont);
+        let scorer = history.quiet_scorer(color, self.threats, self.cont);
         let [killer_1, killer_2, counter] =
             [self.killers[0], self.killers[1], self.counter].map(|r| r.map_or(NO_KEY, quiet_key));
         for i in self.noisy_end..self.moves.len() {
@@ -458,6 +463,7 @@ mod tests {
             killers.map(|k| k.map(mv)),
             None,
             ContKeys::default(),
+            0,
         );
         let mut out = Vec::new();
         while let Some(m) = p.next(&pos, &history, &values) {
@@ -506,7 +512,7 @@ mod tests {
             for tt in [None, legal.first().copied(), noisy, quiets.get(1).copied()] {
                 for skip_after in [None, Some(3)] {
                     let run = |full_list: bool| {
-                        let mut p = MovePicker::new(tt, killers, counter, ContKeys::default());
+                        let mut p = MovePicker::new(tt, killers, counter, ContKeys::default(), 0);
                         p.full_list = full_list;
                         let mut out = Vec::new();
                         while let Some(m) = p.next(pos, &history, &values) {
@@ -540,7 +546,7 @@ mod tests {
                 let mut p = if qsearch {
                     MovePicker::new_qsearch(tt, pos.is_check())
                 } else {
-                    MovePicker::new(tt, [None; 2], None, ContKeys::default())
+                    MovePicker::new(tt, [None; 2], None, ContKeys::default(), 0)
                 };
                 while let Some(m) = p.next(pos, &history, &values) {
                     match p.known_see() {
@@ -602,7 +608,7 @@ mod tests {
             let tt_move = tt
                 .then(|| pos.legal_moves().get(depth as usize % 3).copied())
                 .flatten();
-            let mut p = MovePicker::new(tt_move, [None; 2], None, ContKeys::default());
+            let mut p = MovePicker::new(tt_move, [None; 2], None, ContKeys::default(), 0);
             let mut nodes = 0;
             while let Some(m) = p.next(pos, h, v) {
                 nodes += go(&pos.play(m), depth - 1, tt, h, v);
@@ -732,7 +738,7 @@ mod tests {
         let values = SeeValues::new(&Params::default());
         let history = History::default();
         let run = |checks_too: bool| {
-            let mut p = MovePicker::new(None, [None; 2], None, ContKeys::default());
+            let mut p = MovePicker::new(None, [None; 2], None, ContKeys::default(), 0);
             let mut out = Vec::new();
             while let Some(m) = p.next(&pos, &history, &values) {
                 if !is_noisy(&m) && !p.skip_quiets {
