@@ -581,8 +581,9 @@ const IIR_FENS: [&str; 3] = [
 ];
 
 /// iir_: a reduction of 0 plies is off: the search is node for node the one in
-/// which no node is deep enough for the reduction; one ply reduces some nodes and
-/// changes the tree.
+/// which no node is deep enough for the reduction; one ply reduces some nodes
+/// (in a depth-8 search of a quiet endgame there may be none) and then changes
+/// the tree.
 #[test]
 fn iir_at_zero_plies_is_off_and_one_ply_changes_the_search() {
     let with = |name: &str, value: &str| {
@@ -590,6 +591,7 @@ fn iir_at_zero_plies_is_off_and_one_ply_changes_the_search() {
         p.set_by_name(name, value).unwrap();
         p
     };
+    let mut reduced_positions = 0;
     for fen in IIR_FENS {
         let (off, off_stats) = fresh_search(with("iir_reduction", "0"), fen, 8);
         let (unreached, unreached_stats) = fresh_search(with("iir_min_depth", "12"), fen, 8);
@@ -597,9 +599,14 @@ fn iir_at_zero_plies_is_off_and_one_ply_changes_the_search() {
         assert_eq!(unreached_stats.iir_reductions, 0, "{fen}");
         assert_eq!(off, unreached, "{fen}");
         let (on, on_stats) = fresh_search(with("iir_reduction", "1"), fen, 8);
-        assert!(on_stats.iir_reductions > 0, "{fen}");
-        assert_ne!(on, off, "{fen}");
+        if on_stats.iir_reductions > 0 {
+            reduced_positions += 1;
+            assert_ne!(on, off, "{fen}");
+        } else {
+            assert_eq!(on, off, "{fen}");
+        }
     }
+    assert!(reduced_positions >= 2, "{reduced_positions}");
 }
 
 /// lmr_deeper_ / lmr_shallower_ / lmr_capture_ / hist_prune_: each margin or
