@@ -289,7 +289,6 @@ impl History {
         self.capture_hist[capture_index_parts(color, role, to, capture)] as i32
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn update_quiet(
         &mut self,
         color: Color,
