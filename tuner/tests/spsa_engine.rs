@@ -173,7 +173,9 @@ fn engine_faults_are_scored_and_the_tune_goes_on() {
     assert_eq!(counted, 3, "{all}");
     // The probe, θ+ and θ−, and one restart after the crash and one after the hang.
     assert_eq!(starts, 5, "{all}");
-    let (all, _) = run("slow@2:1.5", &["--tc", "1+0.01"], "1");
+    // One move sleeps past the whole clock; the clock is long enough that no other
+    // move loses on time even on a loaded machine (at 1+0.01 a starved proxy did).
+    let (all, _) = run("slow@2:4", &["--tc", "3+0.03"], "1");
     assert!(all.contains("lost on time"), "{all}");
     assert!(all.contains("time forfeit 1"), "{all}");
     std::fs::remove_dir_all(&dir).unwrap();
