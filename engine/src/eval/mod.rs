@@ -195,19 +195,40 @@ const MOBILITY_MAX: usize = 32;
 //
 // A direct-mapped table of recent evaluations keyed by the full Zobrist hash (which
 // determines the board and the side to move). The TT keeps static evaluations too,
-// but loses them when entries are replaced; this small table (fits in L2) catches
-// the re-evaluations of recently seen positions (13% of the calls in `occam bench`).
-// A hit returns exactly what the evaluation would, so the search is unchanged.
+// but loses them when entries are replaced; this table (fits in L2) catches the
+// re-evaluations of recently seen positions. An entry is one word: the key's upper
+// 48 bits and the score as i16. The slot is the key's lower 16 bits, so slot and
+// stored bits together are the whole key and a hit is exactly what the evaluation
+// would return: the search is unchanged.
 
-/// log2 of the number of entries: 16K entries of 16 bytes = 256 KB.
-const EVAL_CACHE_BITS: u32 = 14;
+/// log2 of the number of entries: 64K entries of 8 bytes = 512 KB. At least 16, so
+/// that the slot and the stored upper 48 bits cover the whole key.
+const EVAL_CACHE_BITS: u32 = 16;
+const _: () = assert!(EVAL_CACHE_BITS >= 16);
 
-#[derive(Clone, Copy, Debug, Default)]
-struct CacheEntry {
-    /// Full hash of the position; 0 marks an empty entry (a position hashing to 0 is
-    /// simply never cached).
-    key: u64,
-    score: i32,
+/// The key bits an entry stores; the lower 16 hold the score.
+const CACHE_KEY_MASK: u64 = !0xFFFF;
+
+/// One eval-cache word: key bits [`CACHE_KEY_MASK`], score in the low 16 bits. A
+/// key whose upper 48 bits are all zero is never cached, so 0 marks an empty entry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct CacheEntry(u64);
+
+impl CacheEntry {
+    /// The entry for `key` and `score`, or `None` when they do not fit one.
+    #[inline(always)]
+    fn new(key: u64, score: i32) -> Option<CacheEntry> {
+        let score = i16::try_from(score).ok()?;
+        (key & CACHE_KEY_MASK != 0)
+            .then_some(CacheEntry(key & CACHE_KEY_MASK | score as u16 as u64))
+    }
+
+    /// The cached score if this entry holds `key`.
+    #[inline(always)]
+    fn score(self, key: u64) -> Option<i32> {
+        (self.0 & CACHE_KEY_MASK == key & CACHE_KEY_MASK && self.0 != 0)
+            .then_some(self.0 as u16 as i16 as i32)
+    }
 }
 
 /// Per-term breakdown of an evaluation, for the `eval` command and tuning.
@@ -292,9 +313,8 @@ impl Evaluator {
     pub fn evaluate(&mut self, pos: &Position) -> i32 {
         let key = pos.hash();
         let slot = key as usize & ((1 << EVAL_CACHE_BITS) - 1);
-        let cached = self.cache[slot];
-        if cached.key == key && key != 0 {
-            return cached.score;
+        if let Some(score) = self.cache[slot].score(key) {
+            return score;
         }
         let psq = pos.psq(&self.psq_table);
         let (white, _, _) = self.white_score_psq(pos.board(), psq, &mut NoTrace);
@@ -303,7 +323,9 @@ impl Evaluator {
         } else {
             -white
         };
-        self.cache[slot] = CacheEntry { key, score };
+        if let Some(entry) = CacheEntry::new(key, score) {
+            self.cache[slot] = entry;
+        }
         score
     }
 
@@ -932,6 +954,28 @@ impl std::fmt::Display for EvalTrace {
 #[cfg(test)]
 mod cache_tests {
     use super::*;
+
+    /// An entry answers only for its own key (slot bits aside), and only scores an
+    /// i16 holds and keys with non-zero upper bits are stored.
+    #[test]
+    fn cache_entries_answer_only_for_their_key() {
+        let key = 0x1234_5678_9ABC_DEF0;
+        let e = CacheEntry::new(key, -321).unwrap();
+        assert_eq!(e.score(key), Some(-321));
+        assert_eq!(e.score(key ^ 1 << 16), None);
+        assert_eq!(e.score(key ^ 1 << 63), None);
+        assert_eq!(
+            CacheEntry::new(key, 32_767).unwrap().score(key),
+            Some(32_767)
+        );
+        assert_eq!(
+            CacheEntry::new(key, -32_768).unwrap().score(key),
+            Some(-32_768)
+        );
+        assert_eq!(CacheEntry::new(key, 40_000), None);
+        assert_eq!(CacheEntry::new(0xFFFF, 5), None);
+        assert_eq!(CacheEntry::default().score(0), None);
+    }
 
     /// Cached evaluations equal fresh ones, also after the parameters changed.
     #[test]

@@ -54,6 +54,15 @@ impl CorrectionHistory {
         // SAFETY: the tables are integers only, and all-zero integers are valid.
         unsafe { Box::<Self>::new_zeroed().assume_init() }
     }
+
+    /// All entries zero, in place (see `History::clear`).
+    pub fn clear(&mut self) {
+        for table in std::iter::once(&mut self.pawn).chain(&mut self.pieces) {
+            for row in table.iter_mut() {
+                row.fill(0);
+            }
+        }
+    }
 }
 
 /// A multiplicative hash of a set of bitboards into `SIZE` slots.
@@ -105,6 +114,27 @@ impl CorrectionHistory {
                 pieces_key(board, Color::Black),
             ],
         }
+    }
+
+    /// Hints the CPU to load the three entries of these keys.
+    #[inline(always)]
+    pub fn prefetch(&self, k: CorrectionKeys) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let side = k.side & 1;
+            for entry in [
+                &self.pawn[side][k.pawns % SIZE],
+                &self.pieces[0][side][k.pieces[0] % SIZE],
+                &self.pieces[1][side][k.pieces[1] % SIZE],
+            ] {
+                // SAFETY: a prefetch is only a hint, of an entry of our own tables;
+                // SSE is part of the x86_64 baseline.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>((entry as *const i32).cast()) };
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = k;
     }
 
     /// The correction in centipawns for a position with these keys.
@@ -179,6 +209,18 @@ mod tests {
         }
         assert!(ch.correction(&p, k) <= 3 * p.corr_max(), "saturates");
         assert!(ch.corrected(&p, k, super::super::MATE_BOUND - 2) < super::super::MATE_BOUND);
+    }
+
+    #[test]
+    fn clear_zeroes_every_table() {
+        let p = params(100, 100);
+        let k = CorrectionHistory::keys(&pos("4k3/pp6/8/8/8/8/PP6/4K1N1 b - - 0 1"));
+        let mut ch = CorrectionHistory::new_boxed();
+        ch.update(&p, k, 10, 300);
+        assert_ne!(ch.correction(&p, k), 0);
+        ch.clear();
+        let fresh = CorrectionHistory::new_boxed();
+        assert!(ch.pawn == fresh.pawn && ch.pieces == fresh.pieces);
     }
 
     #[test]

@@ -202,8 +202,16 @@ impl Default for History {
 }
 
 impl History {
+    /// Zeroes every table in place. A fresh allocation would be zeroed by the kernel
+    /// page by page on first touch, i.e. inside the next search (`occam bench` clears
+    /// before every position and times only the searches).
     pub fn clear(&mut self) {
-        *self = History::default();
+        self.butterfly.fill(0);
+        self.counter_hist.fill(0);
+        self.follow_up_hist.fill(0);
+        self.capture_hist.fill(0);
+        self.clear_killers();
+        self.counters.fill(None);
     }
 
     /// Killers are only meaningful within one search.
@@ -381,6 +389,49 @@ impl History {
 mod tests {
     use super::*;
     use crate::position::Position;
+
+    /// `clear` zeroes in place: every table equals a fresh one afterwards.
+    #[test]
+    fn clear_forgets_every_table() {
+        let p = Params::default();
+        let pos = Position::from_fen(
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            false,
+        )
+        .unwrap();
+        let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+        let (quiet, capture) = (
+            moves.iter().find(|m| !m.is_capture()).copied().unwrap(),
+            moves.iter().find(|m| m.is_capture()).copied().unwrap(),
+        );
+        let keys = ContKeys {
+            counter: Some(piece_to(Color::Black, &moves[3])),
+            follow_up: Some(piece_to(Color::White, &moves[7])),
+        };
+        let mut h = History::default();
+        for m in [quiet, capture] {
+            h.on_cutoff(
+                &p,
+                Color::White,
+                threats(&pos),
+                3,
+                6,
+                m,
+                &moves[..4],
+                &moves[4..9],
+                Some(moves[2]),
+                keys,
+            );
+        }
+        let fresh = History::default();
+        assert!(h.butterfly != fresh.butterfly && h.counter_hist != fresh.counter_hist);
+        assert!(h.capture_hist != fresh.capture_hist && h.killers != fresh.killers);
+        assert!(h.counters != fresh.counters && h.follow_up_hist != fresh.follow_up_hist);
+        h.clear();
+        assert!(h.butterfly == fresh.butterfly && h.counter_hist == fresh.counter_hist);
+        assert!(h.capture_hist == fresh.capture_hist && h.killers == fresh.killers);
+        assert!(h.counters == fresh.counters && h.follow_up_hist == fresh.follow_up_hist);
+    }
 
     /// The per-node scorer gives exactly `quiet_score`, with and without
     /// continuation rows and threats, for every move of a position after many

@@ -391,8 +391,7 @@ impl Searcher {
         self.shared.tt.clear();
         for w in std::iter::once(&mut self.main).chain(&mut self.helpers) {
             w.history.clear();
-            // A fresh zeroed allocation (as `History::clear`), not 384 KB of stores.
-            w.correction = CorrectionHistory::new_boxed();
+            w.correction.clear();
         }
     }
 
@@ -636,23 +635,27 @@ impl Worker {
         ControlFlow::Continue((tt, static_eval))
     }
 
-    /// corr_: the static eval a node works with, the evaluator's `raw_eval` plus
-    /// what searches of similar positions found it to be wrong by (correction.rs),
-    /// with the keys its result is learned under; `raw_eval` itself and no keys
-    /// when `correct` is false (in check) or the tables are off.
+    /// corr_: the correction-table keys of a node whose static eval is corrected
+    /// (`correct`: not in check, not a singular search; and the tables on), with
+    /// their three entries prefetched. Taken before the TT probe, so that the loads
+    /// overlap the probe and the evaluation instead of waiting after them.
     #[inline(always)]
-    fn corrected_eval(
-        &self,
-        p: &Params,
-        pos: &Position,
-        raw_eval: i32,
-        correct: bool,
-    ) -> (Option<CorrectionKeys>, i32) {
-        if correct && CorrectionHistory::enabled(p) {
+    fn correction_keys(&self, p: &Params, pos: &Position, correct: bool) -> Option<CorrectionKeys> {
+        (correct && CorrectionHistory::enabled(p)).then(|| {
             let keys = CorrectionHistory::keys(pos);
-            (Some(keys), self.correction.corrected(p, keys, raw_eval))
-        } else {
-            (None, raw_eval)
+            self.correction.prefetch(keys);
+            keys
+        })
+    }
+
+    /// corr_: the static eval a node works with, the evaluator's `raw_eval` plus
+    /// what searches of similar positions found it to be wrong by (correction.rs);
+    /// `raw_eval` itself without keys (see [`Self::correction_keys`]).
+    #[inline(always)]
+    fn corrected_eval(&self, p: &Params, keys: Option<CorrectionKeys>, raw_eval: i32) -> i32 {
+        match keys {
+            Some(keys) => self.correction.corrected(p, keys, raw_eval),
+            None => raw_eval,
         }
     }
 
@@ -705,6 +708,7 @@ impl Worker {
         // tt_ / static eval: never while a move is excluded (singular search), where the
         // node's eval is the one its outer search already computed.
         let excluded = self.stack[ply].excluded;
+        let corr_keys = self.correction_keys(p, pos, !in_check && excluded.is_none());
         let (tt, raw_eval) = if excluded.is_none() {
             match self.probe_and_evaluate(ctx, pos, alpha, beta, depth, ply, in_check) {
                 ControlFlow::Break(score) => return score,
@@ -715,8 +719,7 @@ impl Worker {
         };
         // corr_: the TT keeps the raw eval; a singular search reuses its node's
         // already corrected value.
-        let (corr_keys, static_eval) =
-            self.corrected_eval(p, pos, raw_eval, !in_check && excluded.is_none());
+        let static_eval = self.corrected_eval(p, corr_keys, raw_eval);
         let tt_move = tt.and_then(|h| h.mv(pos));
         if excluded.is_none() {
             self.stats.tt_moves += tt_move.is_some() as u64;

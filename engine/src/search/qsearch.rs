@@ -35,14 +35,15 @@ impl Worker {
             return if in_check { 0 } else { self.eval.evaluate(pos) };
         }
 
+        // corr_: stand pat on the corrected eval, as the main search prunes on it
+        // (q-search learns nothing into the tables).
+        let corr_keys = self.correction_keys(p, pos, !in_check);
         let (tt, raw_eval) = match self.probe_and_evaluate(ctx, pos, alpha, beta, 0, ply, in_check)
         {
             ControlFlow::Break(score) => return score,
             ControlFlow::Continue(node) => node,
         };
-        // corr_: stand pat on the corrected eval, as the main search prunes on it
-        // (q-search learns nothing into the tables).
-        let (_, static_eval) = self.corrected_eval(p, pos, raw_eval, !in_check);
+        let static_eval = self.corrected_eval(p, corr_keys, raw_eval);
 
         // Stand pat: outside check the side to move may decline every capture.
         let mut best_score = -INF;
