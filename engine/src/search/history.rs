@@ -390,24 +390,30 @@ mod tests {
     use super::*;
     use crate::position::Position;
 
-    /// `clear` zeroes in place: every table equals a fresh one afterwards.
-    #[test]
-    fn clear_forgets_every_table() {
-        let p = Params::default();
+    /// Kiwipete, its legal moves and continuation keys made of two of them: what
+    /// these tests update histories with.
+    fn kiwipete() -> (Params, Position, Vec<Move>, ContKeys) {
         let pos = Position::from_fen(
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             false,
         )
         .unwrap();
         let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
-        let (quiet, capture) = (
-            moves.iter().find(|m| !m.is_capture()).copied().unwrap(),
-            moves.iter().find(|m| m.is_capture()).copied().unwrap(),
-        );
         let keys = ContKeys {
             counter: Some(piece_to(Color::Black, &moves[3])),
             follow_up: Some(piece_to(Color::White, &moves[7])),
         };
+        (Params::default(), pos, moves, keys)
+    }
+
+    /// `clear` zeroes in place: every table equals a fresh one afterwards.
+    #[test]
+    fn clear_forgets_every_table() {
+        let (p, pos, moves, keys) = kiwipete();
+        let (quiet, capture) = (
+            moves.iter().find(|m| !m.is_capture()).copied().unwrap(),
+            moves.iter().find(|m| m.is_capture()).copied().unwrap(),
+        );
         let mut h = History::default();
         for m in [quiet, capture] {
             h.on_cutoff(
@@ -438,19 +444,9 @@ mod tests {
     /// updates.
     #[test]
     fn quiet_scorer_equals_quiet_score() {
-        let p = Params::default();
-        let pos = Position::from_fen(
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            false,
-        )
-        .unwrap();
-        let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+        let (p, pos, moves, keys) = kiwipete();
         let mut h = History::default();
         let t = threats(&pos);
-        let keys = ContKeys {
-            counter: Some(piece_to(Color::Black, &moves[3])),
-            follow_up: Some(piece_to(Color::White, &moves[7])),
-        };
         for (i, m) in moves.iter().enumerate() {
             for color in Color::ALL {
                 let tried = &moves[..i % 5];
