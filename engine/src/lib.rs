@@ -12,6 +12,7 @@ pub mod movegen;
 pub mod params;
 pub mod perft;
 pub mod position;
+pub mod prefetch;
 pub mod search;
 pub mod tablebase;
 pub mod uci;

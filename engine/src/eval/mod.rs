@@ -206,6 +206,12 @@ const MOBILITY_MAX: usize = 32;
 const EVAL_CACHE_BITS: u32 = 16;
 const _: () = assert!(EVAL_CACHE_BITS >= 16);
 
+/// The eval-cache slot of the position with hash `key`: its lower bits.
+#[inline(always)]
+fn cache_slot(key: u64) -> usize {
+    key as usize & ((1 << EVAL_CACHE_BITS) - 1)
+}
+
 /// The key bits an entry stores; the lower 16 hold the score.
 const CACHE_KEY_MASK: u64 = !0xFFFF;
 
@@ -296,23 +302,13 @@ impl Evaluator {
     /// (the search calls it with the TT prefetch, before making the move).
     #[inline(always)]
     pub fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let slot = key as usize & ((1 << EVAL_CACHE_BITS) - 1);
-            let ptr = &self.cache[slot] as *const CacheEntry as *const i8;
-            // SAFETY: a prefetch is only a hint; `ptr` points into the live cache
-            // and SSE is part of the x86_64 baseline.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(ptr) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        crate::prefetch::prefetch(&self.cache[cache_slot(key)]);
     }
 
     /// Score in centipawns from the side to move's point of view.
     pub fn evaluate(&mut self, pos: &Position) -> i32 {
         let key = pos.hash();
-        let slot = key as usize & ((1 << EVAL_CACHE_BITS) - 1);
+        let slot = cache_slot(key);
         if let Some(score) = self.cache[slot].score(key) {
             return score;
         }

@@ -119,22 +119,10 @@ impl CorrectionHistory {
     /// Hints the CPU to load the three entries of these keys.
     #[inline(always)]
     pub fn prefetch(&self, k: CorrectionKeys) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let side = k.side & 1;
-            for entry in [
-                &self.pawn[side][k.pawns % SIZE],
-                &self.pieces[0][side][k.pieces[0] % SIZE],
-                &self.pieces[1][side][k.pieces[1] % SIZE],
-            ] {
-                // SAFETY: a prefetch is only a hint, of an entry of our own tables;
-                // SSE is part of the x86_64 baseline.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>((entry as *const i32).cast()) };
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = k;
+        let side = k.side & 1;
+        crate::prefetch::prefetch(&self.pawn[side][k.pawns % SIZE]);
+        crate::prefetch::prefetch(&self.pieces[0][side][k.pieces[0] % SIZE]);
+        crate::prefetch::prefetch(&self.pieces[1][side][k.pieces[1] % SIZE]);
     }
 
     /// The correction in centipawns for a position with these keys.

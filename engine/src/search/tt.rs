@@ -407,16 +407,7 @@ impl TranspositionTable {
     /// made, so the miss overlaps with the work before the child's probe).
     #[inline(always)]
     pub fn prefetch(&self, hash: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let ptr = &self.buckets[self.index(hash)] as *const Bucket as *const i8;
-            // SAFETY: a prefetch is only a hint; `ptr` points into the live table
-            // and SSE is part of the x86_64 baseline.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(ptr) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = hash;
+        crate::prefetch::prefetch(&self.buckets[self.index(hash)]);
     }
 
     /// Looks `pos` up; the TT move stays packed until [`TtHit::mv`] validates it.
