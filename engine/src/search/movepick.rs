@@ -262,14 +262,15 @@ impl MovePicker {
         // quiets are sorted only when they were scored, and `skip_quiets` never goes
         // back to false). The swap below keeps both slots written.
         let score = |s: &MaybeUninit<i32>| unsafe { s.assume_init() };
-        // The best score first (a reduction the compiler vectorises), then the first
-        // slot holding it: the same slot as one scan keeping the first maximum.
-        let best_score = scores.iter().map(score).fold(i32::MIN, i32::max);
-        let best = cursor
-            + scores
-                .iter()
-                .position(|s| score(s) == best_score)
-                .expect("the best score is in the range");
+        // One scan keeping the first maximum, without branches on the scores.
+        let mut best = cursor;
+        let mut best_score = i32::MIN;
+        for (i, s) in scores.iter().enumerate() {
+            let s = score(s);
+            let better = s > best_score;
+            best_score = if better { s } else { best_score };
+            best = if better { cursor + i } else { best };
+        }
         // The picked move is returned from a register: read back from the list after
         // the swap's byte-wise stores, it stalled on store forwarding.
         let m = self.moves[best];
