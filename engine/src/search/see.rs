@@ -144,17 +144,35 @@ pub fn see(pos: &Position, m: &Move, v: &SeeValues) -> i32 {
     // back, and the exchange is the first capture alone. Common for quiet moves, and
     // the empty-board lines come from a 1 KB table, where the lookups with the real
     // occupancy below often miss the cache.
+    // The sliders on the square's lines: the magic lookups below (often cache
+    // misses) are only made for a kind of slider that is there at all.
+    let diagonal = Bitboard(EMPTY_BOARD_LINES[0][to as usize]) & diagonal;
+    let straight = Bitboard(EMPTY_BOARD_LINES[1][to as usize]) & straight;
     let reach = (attacks::pawn_attacks(us, to) & board.pawns())
         | (attacks::knight_attacks(to) & board.knights())
         | (attacks::king_attacks(to) & board.kings())
-        | (Bitboard(EMPTY_BOARD_LINES[0][to as usize]) & diagonal)
-        | (Bitboard(EMPTY_BOARD_LINES[1][to as usize]) & straight);
+        | diagonal
+        | straight;
     if (reach & board.by_color(!us)).is_empty() {
         return gain[0];
     }
+    let bishop_attacks = |occupied| {
+        if diagonal.any() {
+            attacks::bishop_attacks(to, occupied) & diagonal
+        } else {
+            Bitboard(0)
+        }
+    };
+    let rook_attacks = |occupied| {
+        if straight.any() {
+            attacks::rook_attacks(to, occupied) & straight
+        } else {
+            Bitboard(0)
+        }
+    };
     // Both colours' attackers at once (one lookup per slider direction).
-    let mut attackers = ((attacks::bishop_attacks(to, occupied) & diagonal)
-        | (attacks::rook_attacks(to, occupied) & straight)
+    let mut attackers = (bishop_attacks(occupied)
+        | rook_attacks(occupied)
         | (attacks::knight_attacks(to) & board.knights())
         | (attacks::king_attacks(to) & board.kings())
         | (attacks::pawn_attacks(Color::Black, to) & board.pawns() & board.white())
@@ -179,10 +197,10 @@ pub fn see(pos: &Position, m: &Move, v: &SeeValues) -> i32 {
         // the square it left can open: diagonal behind a pawn or bishop, straight
         // behind a rook, either behind a queen or king, none behind a knight.
         if matches!(role, Role::Pawn | Role::Bishop | Role::Queen | Role::King) {
-            attackers |= attacks::bishop_attacks(to, occupied) & diagonal;
+            attackers |= bishop_attacks(occupied);
         }
         if matches!(role, Role::Rook | Role::Queen | Role::King) {
-            attackers |= attacks::rook_attacks(to, occupied) & straight;
+            attackers |= rook_attacks(occupied);
         }
         attackers &= occupied;
         side = !side;
