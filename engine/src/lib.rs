@@ -13,6 +13,7 @@ pub mod params;
 pub mod perft;
 pub mod position;
 pub mod prefetch;
+pub mod rays;
 pub mod search;
 pub mod tablebase;
 pub mod uci;

@@ -60,8 +60,8 @@ pub fn is_noisy(m: &Move) -> bool {
 fn pinned(pos: &Chess, king: Square) -> Bitboard {
     let board = pos.board();
     let them = board.by_color(!pos.turn());
-    let snipers = ((attacks::rook_attacks(king, Bitboard(0)) & board.rooks_and_queens())
-        | (attacks::bishop_attacks(king, Bitboard(0)) & board.bishops_and_queens()))
+    let snipers = ((crate::rays::straight(king) & board.rooks_and_queens())
+        | (crate::rays::diagonal(king) & board.bishops_and_queens()))
         & them;
     let mut pinned = Bitboard(0);
     for sniper in snipers {

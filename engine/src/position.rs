@@ -518,8 +518,8 @@ impl Position {
         let ours = board.by_color(us);
         // Our sliders aimed at the king through any pieces; those with exactly one
         // piece in between make that piece, if it is ours, a discoverer.
-        let snipers = ((attacks::bishop_attacks(king, Bitboard(0)) & board.bishops_and_queens())
-            | (attacks::rook_attacks(king, Bitboard(0)) & board.rooks_and_queens()))
+        let snipers = ((crate::rays::diagonal(king) & board.bishops_and_queens())
+            | (crate::rays::straight(king) & board.rooks_and_queens()))
             & ours;
         let mut discoverers = Bitboard(0);
         for sniper in snipers {

@@ -6,6 +6,7 @@ use shakmaty::{Bitboard, Color, Move, Position as _, Role, Square, attacks};
 
 use crate::params::Params;
 use crate::position::Position;
+use crate::rays;
 
 /// Piece values for SEE and MVV/LVA ordering, indexed by `Role as usize` (king = huge).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,39 +48,6 @@ pub fn captured_value(m: &Move, v: &SeeValues) -> i32 {
         Move::EnPassant { .. } => v.of(Role::Pawn),
         _ => m.capture().map_or(0, |r| v.of(r)),
     }
-}
-
-/// Empty-board attacks of a bishop (`[0]`) and a rook (`[1]`) on each square.
-/// SEE asks them for every move; shakmaty's magic lookup with an empty occupancy
-/// reads 128 entries scattered over its 700 KB attack table (a cache miss in perf's
-/// profile), this table is 1 KB in one place.
-static EMPTY_BOARD_LINES: [[u64; 64]; 2] = empty_board_lines();
-
-const fn empty_board_lines() -> [[u64; 64]; 2] {
-    const DIAGONAL: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
-    const STRAIGHT: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
-    let mut lines = [[0u64; 64]; 2];
-    let mut sq = 0;
-    while sq < 64 {
-        let mut kind = 0;
-        while kind < 2 {
-            let directions = if kind == 0 { DIAGONAL } else { STRAIGHT };
-            let mut d = 0;
-            while d < 4 {
-                let (df, dr) = directions[d];
-                let (mut file, mut rank) = ((sq % 8) as i32 + df, (sq / 8) as i32 + dr);
-                while file >= 0 && file < 8 && rank >= 0 && rank < 8 {
-                    lines[kind][sq] |= 1 << (rank * 8 + file);
-                    file += df;
-                    rank += dr;
-                }
-                d += 1;
-            }
-            kind += 1;
-        }
-        sq += 1;
-    }
-    lines
 }
 
 /// Whether `see(pos, m, v) < threshold`, playing the exchange out only when it must:
@@ -141,13 +109,12 @@ pub fn see(pos: &Position, m: &Move, v: &SeeValues) -> i32 {
     let diagonal = board.bishops_and_queens();
     let straight = board.rooks_and_queens();
     // No enemy piece reaches the square even on an empty board: nothing can take
-    // back, and the exchange is the first capture alone. Common for quiet moves, and
-    // the empty-board lines come from a 1 KB table, where the lookups with the real
-    // occupancy below often miss the cache.
-    // The sliders on the square's lines: the magic lookups below (often cache
-    // misses) are only made for a kind of slider that is there at all.
-    let diagonal = Bitboard(EMPTY_BOARD_LINES[0][to as usize]) & diagonal;
-    let straight = Bitboard(EMPTY_BOARD_LINES[1][to as usize]) & straight;
+    // back, and the exchange is the first capture alone. Common for quiet moves.
+    // The empty-board lines come from a 1 KB table (`rays`); the magic lookups with
+    // the real occupancy below often miss the cache, and are only made for a kind
+    // of slider that stands on the square's lines at all.
+    let diagonal = rays::diagonal(to) & diagonal;
+    let straight = rays::straight(to) & straight;
     let reach = (attacks::pawn_attacks(us, to) & board.pawns())
         | (attacks::knight_attacks(to) & board.knights())
         | (attacks::king_attacks(to) & board.kings())
@@ -250,20 +217,6 @@ mod tests {
             }
         });
         assert!(skipped > 100_000, "{skipped}");
-    }
-
-    #[test]
-    fn empty_board_lines_equal_shakmatys_attacks() {
-        for sq in Square::ALL {
-            assert_eq!(
-                Bitboard(EMPTY_BOARD_LINES[0][sq as usize]),
-                attacks::bishop_attacks(sq, Bitboard(0))
-            );
-            assert_eq!(
-                Bitboard(EMPTY_BOARD_LINES[1][sq as usize]),
-                attacks::rook_attacks(sq, Bitboard(0))
-            );
-        }
     }
 
     #[test]
