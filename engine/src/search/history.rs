@@ -409,6 +409,20 @@ mod tests {
         (Params::default(), pos, moves, keys)
     }
 
+    /// Every table is 16 bits wide and its entries stay within ±`hist_max`, so the
+    /// parameter's range must end at or below `i16::MAX` (`gravity16` would clamp
+    /// beyond it, and the butterfly values would silently change).
+    #[test]
+    fn hist_max_fits_the_16_bit_tables() {
+        let i = crate::params::index_of("hist_max").expect("hist_max is a parameter");
+        let spec = &crate::params::PARAM_SPECS[i];
+        assert!(
+            spec.max <= i16::MAX as i32,
+            "hist_max may reach {}",
+            spec.max
+        );
+    }
+
     /// `clear` zeroes in place: every table equals a fresh one afterwards.
     #[test]
     fn clear_forgets_every_table() {

@@ -595,12 +595,13 @@ impl Worker {
     /// one, else the evaluator's).
     ///
     /// The evaluation runs before the probe, even though a cut-off or a stored eval
-    /// may make it unneeded: the parent prefetched the TT bucket only just before
-    /// making the move, and probed at once the load waited on memory (~12% of all
+    /// may make it unneeded: the parent prefetches the TT bucket only just before
+    /// making the move, and a probe right after it waited on memory (~12% of all
     /// time). Evaluating first lets that load complete meanwhile, which is worth far
-    /// more than the evaluations thrown away (issue 15: 1.055× NPS). The stored eval
-    /// still wins when there is one: barring a key collision it is the same value,
-    /// and taking it keeps the search exactly as it was.
+    /// more than the evaluations thrown away (issue 15: 1.046× NPS). The stored eval
+    /// still wins when there is one: barring a key collision or a parameter change
+    /// since it was stored it is the same value, and taking it keeps the search
+    /// exactly as it was.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn probe_and_evaluate(

@@ -262,7 +262,9 @@ impl MovePicker {
         // quiets are sorted only when they were scored, and `skip_quiets` never goes
         // back to false). The swap below keeps both slots written.
         let score = |s: &MaybeUninit<i32>| unsafe { s.assume_init() };
-        // One scan keeping the first maximum, without branches on the scores.
+        // One scan keeping the first maximum, written to compile to conditional
+        // moves: the maximum's position, scanned for afterwards, was a mispredicted
+        // branch.
         let mut best = cursor;
         let mut best_score = i32::MIN;
         for (i, s) in scores.iter().enumerate() {
