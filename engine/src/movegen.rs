@@ -59,18 +59,8 @@ pub fn is_noisy(m: &Move) -> bool {
 #[inline]
 fn pinned(pos: &Chess, king: Square) -> Bitboard {
     let board = pos.board();
-    let them = board.by_color(!pos.turn());
-    let snipers = ((crate::rays::straight(king) & board.rooks_and_queens())
-        | (crate::rays::diagonal(king) & board.bishops_and_queens()))
-        & them;
-    let mut pinned = Bitboard(0);
-    for sniper in snipers {
-        let between = attacks::between(king, sniper) & board.occupied();
-        if !between.more_than_one() {
-            pinned |= between;
-        }
-    }
-    pinned & board.by_color(pos.turn())
+    crate::rays::lone_blockers(board, king, board.by_color(!pos.turn()))
+        & board.by_color(pos.turn())
 }
 
 /// Appends every legal capture and promotion of `pos` to `moves`, in `legal_moves()` order.

@@ -516,18 +516,9 @@ impl Position {
         let diagonal = attacks::bishop_attacks(king, occupied);
         let straight = attacks::rook_attacks(king, occupied);
         let ours = board.by_color(us);
-        // Our sliders aimed at the king through any pieces; those with exactly one
-        // piece in between make that piece, if it is ours, a discoverer.
-        let snipers = ((crate::rays::diagonal(king) & board.bishops_and_queens())
-            | (crate::rays::straight(king) & board.rooks_and_queens()))
-            & ours;
-        let mut discoverers = Bitboard(0);
-        for sniper in snipers {
-            let between = attacks::between(king, sniper) & occupied;
-            if !between.more_than_one() {
-                discoverers |= between;
-            }
-        }
+        // A piece of ours alone between the king and one of our sliders aimed at it
+        // discovers check when it moves off the line.
+        let discoverers = crate::rays::lone_blockers(board, king, ours);
         CheckSquares {
             by_role: [
                 // Our pawn on s attacks the king exactly when the king, as one of

@@ -106,15 +106,13 @@ pub fn see(pos: &Position, m: &Move, v: &SeeValues) -> i32 {
         }
         None => v.of(mover),
     };
-    let diagonal = board.bishops_and_queens();
-    let straight = board.rooks_and_queens();
     // No enemy piece reaches the square even on an empty board: nothing can take
     // back, and the exchange is the first capture alone. Common for quiet moves.
     // The empty-board lines come from a 1 KB table (`rays`); the magic lookups with
     // the real occupancy below often miss the cache, and are only made for a kind
     // of slider that stands on the square's lines at all.
-    let diagonal = rays::diagonal(to) & diagonal;
-    let straight = rays::straight(to) & straight;
+    let diagonal = rays::diagonal(to) & board.bishops_and_queens();
+    let straight = rays::straight(to) & board.rooks_and_queens();
     let reach = (attacks::pawn_attacks(us, to) & board.pawns())
         | (attacks::knight_attacks(to) & board.knights())
         | (attacks::king_attacks(to) & board.kings())
