@@ -26,7 +26,30 @@ pub fn piece_to(color: Color, m: &Move) -> usize {
 /// [`piece_to`] of a move already taken apart into its role and `m.to()`.
 #[inline(always)]
 fn piece_to_parts(color: Color, role: Role, to: Square) -> usize {
-    ((color as usize) * 6 + role as usize - 1) * 64 + to as usize
+    (color as usize) * ROLE_TO + role_to(role, to)
+}
+
+/// Roles times target squares: one continuation-history column.
+const ROLE_TO: usize = 6 * 64;
+
+/// The column of a move in a continuation-history row. The row (the move one or two
+/// plies back) fixes the colour of every move scored under it, the opponent's or
+/// ours, so the column needs no colour: a row holds 384 entries, not 768 of which
+/// half would never be used, and the tables take half the cache.
+#[inline(always)]
+fn role_to(role: Role, to: Square) -> usize {
+    (role as usize - 1) * 64 + to as usize
+}
+
+/// Whether `keys` are rows `color`'s moves may be scored under: the move one ply
+/// back is the opponent's, the one two plies back ours (see [`role_to`]).
+fn rows_fit(color: Color, keys: ContKeys) -> bool {
+    let colour_of = |piece_to: usize| piece_to / ROLE_TO;
+    keys.counter
+        .is_none_or(|k| colour_of(k) == (!color) as usize)
+        && keys
+            .follow_up
+            .is_none_or(|k| colour_of(k) == color as usize)
 }
 
 /// The continuation-history rows of a node: the piece-to slots of the move played
@@ -50,9 +73,9 @@ pub struct History {
     /// entry stays within ±`hist_max` <= 32000): 64 KB instead of 128 KB, so more
     /// of it stays in the caches that `score_quiets` reads it through.
     butterfly: Vec<i16>,
-    /// cont_hist_: `[previous piece-to][piece-to]`, one ply back.
+    /// cont_hist_: `[previous piece-to][role-to]`, one ply back.
     counter_hist: Vec<i16>,
-    /// cont_hist_: `[piece-to two plies back][piece-to]`.
+    /// cont_hist_: `[piece-to two plies back][role-to]`.
     follow_up_hist: Vec<i16>,
     /// caphist_: `[piece-to][captured role, 0 = none (quiet promotion)]`.
     capture_hist: Vec<i16>,
@@ -160,15 +183,14 @@ pub fn malus(p: &Params, depth: i32) -> i32 {
 
 /// A continuation-history row of zeros, read when there is no previous move: adding
 /// 0 is what [`History::cont_scores`] does then, without a branch per move.
-static ZERO_ROW: [i16; PIECE_TO] = [0; PIECE_TO];
+static ZERO_ROW: [i16; ROLE_TO] = [0; ROLE_TO];
 
 /// [`History::quiet_score`] for the quiets of one node (see [`History::quiet_scorer`]);
 /// fixed-size rows, so no bounds checks per move.
 pub struct QuietScorer<'a> {
     butterfly: &'a [i16; BUTTERFLY_SIDE],
-    counter: &'a [i16; PIECE_TO],
-    follow_up: &'a [i16; PIECE_TO],
-    color: Color,
+    counter: &'a [i16; ROLE_TO],
+    follow_up: &'a [i16; ROLE_TO],
     threats: u64,
 }
 
@@ -184,10 +206,10 @@ impl QuietScorer<'_> {
     /// origin and target as `from_to` gives them (castling: king and rook squares).
     #[inline(always)]
     pub fn score_parts(&self, role: Role, from: Square, to: Square) -> i32 {
-        let pt = piece_to_parts(self.color, role, to);
+        let rt = role_to(role, to);
         self.butterfly[butterfly_slot(self.threats, from, to)] as i32
-            + self.counter[pt] as i32
-            + self.follow_up[pt] as i32
+            + self.counter[rt] as i32
+            + self.follow_up[rt] as i32
     }
 }
 
@@ -195,8 +217,8 @@ impl Default for History {
     fn default() -> Self {
         History {
             butterfly: vec![0; 2 * BUTTERFLY_SIDE],
-            counter_hist: vec![0; PIECE_TO * PIECE_TO],
-            follow_up_hist: vec![0; PIECE_TO * PIECE_TO],
+            counter_hist: vec![0; PIECE_TO * ROLE_TO],
+            follow_up_hist: vec![0; PIECE_TO * ROLE_TO],
             capture_hist: vec![0; PIECE_TO * 8],
             killers: [[None; 2]; MAX_PLY + 2],
             counters: vec![None; 2 * 8 * 64],
@@ -239,22 +261,22 @@ impl History {
 
     /// cont_hist_: counter-move and follow-up history of a quiet move.
     #[inline(always)]
-    pub fn cont_scores(&self, color: Color, m: &Move, keys: ContKeys) -> ContScores {
-        let pt = piece_to(color, m);
+    pub fn cont_scores(&self, m: &Move, keys: ContKeys) -> ContScores {
+        let rt = role_to(m.role(), m.to());
         ContScores {
             counter: keys
                 .counter
-                .map_or(0, |k| self.counter_hist[k * PIECE_TO + pt] as i32),
+                .map_or(0, |k| self.counter_hist[k * ROLE_TO + rt] as i32),
             follow_up: keys
                 .follow_up
-                .map_or(0, |k| self.follow_up_hist[k * PIECE_TO + pt] as i32),
+                .map_or(0, |k| self.follow_up_hist[k * ROLE_TO + rt] as i32),
         }
     }
 
     /// Ordering score of a quiet move: butterfly plus both continuation histories.
     #[inline(always)]
     pub fn quiet_score(&self, color: Color, threats: u64, m: &Move, keys: ContKeys) -> i32 {
-        let c = self.cont_scores(color, m, keys);
+        let c = self.cont_scores(m, keys);
         self.score(color, threats, m) + c.counter + c.follow_up
     }
 
@@ -262,13 +284,14 @@ impl History {
     /// once: the picker scores all of a node's quiets with them.
     #[inline]
     pub fn quiet_scorer(&self, color: Color, threats: u64, keys: ContKeys) -> QuietScorer<'_> {
-        fn row(table: &[i16], key: Option<usize>) -> &[i16; PIECE_TO] {
+        fn row(table: &[i16], key: Option<usize>) -> &[i16; ROLE_TO] {
             key.map_or(&ZERO_ROW, |k| {
-                table[k * PIECE_TO..(k + 1) * PIECE_TO]
+                table[k * ROLE_TO..(k + 1) * ROLE_TO]
                     .try_into()
-                    .expect("a continuation-history row has PIECE_TO entries")
+                    .expect("a continuation-history row has ROLE_TO entries")
             })
         }
+        debug_assert!(rows_fit(color, keys), "{color:?} {keys:?}");
         let side = color as usize * BUTTERFLY_SIDE;
         QuietScorer {
             butterfly: self.butterfly[side..side + BUTTERFLY_SIDE]
@@ -276,7 +299,6 @@ impl History {
                 .expect("a butterfly side has 4 x 64 x 64 entries"),
             counter: row(&self.counter_hist, keys.counter),
             follow_up: row(&self.follow_up_hist, keys.follow_up),
-            color,
             threats,
         }
     }
@@ -314,12 +336,13 @@ impl History {
             delta,
             max,
         );
-        let pt = piece_to(color, m);
+        debug_assert!(rows_fit(color, keys), "{color:?} {keys:?}");
+        let rt = role_to(m.role(), m.to());
         if let Some(k) = keys.counter {
-            gravity16(&mut self.counter_hist[k * PIECE_TO + pt], delta, max);
+            gravity16(&mut self.counter_hist[k * ROLE_TO + rt], delta, max);
         }
         if let Some(k) = keys.follow_up {
-            gravity16(&mut self.follow_up_hist[k * PIECE_TO + pt], delta, max);
+            gravity16(&mut self.follow_up_hist[k * ROLE_TO + rt], delta, max);
         }
     }
 
@@ -423,6 +446,23 @@ mod tests {
         );
     }
 
+    /// The rows a side's quiets are scored under are told apart by colour: the
+    /// opponent's move one ply back, ours two plies back; not the other way round.
+    #[test]
+    fn rows_fit_only_the_colours_of_the_search_path() {
+        let (_, _, moves, _) = kiwipete();
+        for color in Color::ALL {
+            let keys = |counter: Color, follow_up: Color| ContKeys {
+                counter: Some(piece_to(counter, &moves[3])),
+                follow_up: Some(piece_to(follow_up, &moves[7])),
+            };
+            assert!(rows_fit(color, keys(!color, color)));
+            assert!(rows_fit(color, ContKeys::default()));
+            assert!(!rows_fit(color, keys(color, color)));
+            assert!(!rows_fit(color, keys(!color, !color)));
+        }
+    }
+
     /// `clear` zeroes in place: every table equals a fresh one afterwards.
     #[test]
     fn clear_forgets_every_table() {
@@ -461,11 +501,18 @@ mod tests {
     /// updates.
     #[test]
     fn quiet_scorer_equals_quiet_score() {
-        let (p, pos, moves, keys) = kiwipete();
+        let (p, pos, moves, _) = kiwipete();
+        // Rows as the search makes them: the move one ply back the opponent's, the
+        // one two plies back ours.
+        let keys_of = |color: Color| ContKeys {
+            counter: Some(piece_to(!color, &moves[3])),
+            follow_up: Some(piece_to(color, &moves[7])),
+        };
         let mut h = History::default();
         let t = threats(&pos);
         for (i, m) in moves.iter().enumerate() {
             for color in Color::ALL {
+                let keys = keys_of(color);
                 let tried = &moves[..i % 5];
                 for t in [0, t] {
                     h.on_cutoff(
@@ -485,6 +532,7 @@ mod tests {
         }
         let mut nonzero = 0;
         for color in Color::ALL {
+            let keys = keys_of(color);
             for k in [
                 keys,
                 ContKeys::default(),

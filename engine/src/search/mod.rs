@@ -961,7 +961,7 @@ impl Worker {
             let cont_scores = if noisy {
                 Default::default()
             } else {
-                self.history.cont_scores(color, &m, cont)
+                self.history.cont_scores(&m, cont)
             };
             let hist = if noisy {
                 0
