@@ -12,7 +12,8 @@
 # Prints per run and as medians: wall-clock NPS as each bench reports it, and nodes
 # per second of user CPU time, which is far less sensitive to other jobs on a shared
 # machine (prefer it there). The spread (min..max) of each series says how noisy the
-# run was.
+# run was. Each ratio is given twice: of the medians, and "paired", the median of
+# the per-run ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -88,13 +89,24 @@ for k in "${names[@]}"; do
     "$label" "${nodes[$k]}" "$m" "$lo" "$hi" "$mc" "$loc" "$hic"
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
+# The median of the per-run ratios of two series (same run order): the two benches
+# of one run ran seconds apart, so a drift of the host's speed between runs, which
+# moves both, cancels. Steadier than the ratio of the medians when the host is noisy.
+paired() {
+  awk -v a="$1" -v b="$2" 'BEGIN {
+    n = split(a, x, " "); split(b, y, " ")
+    for (i = 1; i <= n; i++) r[i] = (y[i] > 0 ? x[i] / y[i] : 0)
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && r[j - 1] > r[j]; j--) { t = r[j]; r[j] = r[j - 1]; r[j - 1] = t }
+    printf "%.3f", (n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2)
+  }'
+}
 if ((have_ethereal)); then
   for i in "${!engines[@]}"; do
-    echo "ratio occam$i/ethereal: $(ratio "${med_nps[occam$i]}" "${med_nps[ethereal]}") (wall nps), $(ratio "${med_cpu[occam$i]}" "${med_cpu[ethereal]}") (per CPU second)"
+    echo "ratio occam$i/ethereal: $(ratio "${med_nps[occam$i]}" "${med_nps[ethereal]}") (wall nps), $(ratio "${med_cpu[occam$i]}" "${med_cpu[ethereal]}") (per CPU second); paired: $(paired "${nps[occam$i]}" "${nps[ethereal]}") (wall), $(paired "${cpu[occam$i]}" "${cpu[ethereal]}") (per CPU s)"
   done
 else
   echo "ethereal not installed at $ethereal: occam only"
 fi
 for ((i = 1; i < ${#engines[@]}; i++)); do
-  echo "ratio occam0/occam$i: $(ratio "${med_nps[occam0]}" "${med_nps[occam$i]}") (wall nps), $(ratio "${med_cpu[occam0]}" "${med_cpu[occam$i]}") (per CPU second)"
+  echo "ratio occam0/occam$i: $(ratio "${med_nps[occam0]}" "${med_nps[occam$i]}") (wall nps), $(ratio "${med_cpu[occam0]}" "${med_cpu[occam$i]}") (per CPU second); paired: $(paired "${nps[occam0]}" "${nps[occam$i]}") (wall), $(paired "${cpu[occam0]}" "${cpu[occam$i]}") (per CPU s)"
 done
