@@ -92,13 +92,12 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'
 # The median of the per-run ratios of two series (same run order): the two benches
 # of one run ran seconds apart, so a drift of the host's speed between runs, which
 # moves both, cancels. Steadier than the ratio of the medians when the host is noisy.
+# The ratios go through `stats` in millionths, as the integers it takes.
 paired() {
   awk -v a="$1" -v b="$2" 'BEGIN {
     n = split(a, x, " "); split(b, y, " ")
-    for (i = 1; i <= n; i++) r[i] = (y[i] > 0 ? x[i] / y[i] : 0)
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && r[j - 1] > r[j]; j--) { t = r[j]; r[j] = r[j - 1]; r[j - 1] = t }
-    printf "%.3f", (n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2)
-  }'
+    for (i = 1; i <= n; i++) printf "%d\n", (y[i] > 0 ? 1e6 * x[i] / y[i] : 0)
+  }' | stats | awk '{ printf "%.3f", $1 / 1e6 }'
 }
 if ((have_ethereal)); then
   for i in "${!engines[@]}"; do

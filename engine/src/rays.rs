@@ -1,8 +1,8 @@
 //! Empty-board slider lines: the squares a bishop or a rook on a square would
 //! attack with no other piece on the board, and the lone blockers on them. SEE,
-//! the pin and discovered-check tests ask them at nearly every node; shakmaty's magic lookup with an empty
-//! occupancy reads entries scattered over its 700 KB attack table (cache misses
-//! in perf's profile), this table is 1 KB in one place.
+//! the pin and discovered-check tests ask them at nearly every node; shakmaty's
+//! magic lookup with an empty occupancy reads entries scattered over its 700 KB
+//! attack table (cache misses in perf's profile), this table is 1 KB in one place.
 
 use shakmaty::{Bitboard, Board, Square, attacks};
 
