@@ -4,9 +4,10 @@
 //! come from [`crate::movegen`]'s noisy generator (outside check), and the quiets
 //! are generated, and scored, only when the earlier stages failed to cut.
 //!
-//! Every move comes out in exactly the order the single full-list picker gave
-//! (`legal_moves()`, the TT move swap-removed, captures partitioned to the front),
-//! ties included, so splitting the generation changes no search.
+//! Moves of equal score come out in generation order (the TT move taken out):
+//! captures and evasions in `legal_moves()` order, quiets pieces first, then pawns,
+//! then the king ([`movegen::quiet_group`]). A test checks the staged generation
+//! against the full list generated at once and put in that order.
 
 use std::mem::MaybeUninit;
 
@@ -66,7 +67,7 @@ pub struct MovePicker {
     /// Built on the first [`MovePicker::quiet_gives_check`] of the node.
     check_squares: Option<CheckSquares>,
     /// Generate every legal move at once, even outside check (the reference order
-    /// the staged generation must reproduce; tests only).
+    /// the staged generation must give; tests only).
     full_list: bool,
 }
 
@@ -164,24 +165,13 @@ impl MovePicker {
         p
     }
 
-    /// Whether the noisy generator gives the captures in the full-list order: not in
-    /// check, and no quiet TT move whose removal (`swap_remove`) would pull the last
-    /// legal move, a capture, forward among the captures.
-    fn can_stage(&self, pos: &Position) -> bool {
-        !self.full_list
-            && !pos.is_check()
-            && !self
-                .tt_move
-                .is_some_and(|tt| !is_noisy(&tt) && movegen::last_legal_move_is_noisy(pos.board()))
-    }
-
     // The stages that run once per node (generation, scoring) are kept out of line:
     // inlined, their set-up code was hoisted into `next` and paid on every call.
     #[inline(never)]
     fn generate(&mut self, pos: &Position, history: &History, values: &SeeValues) {
-        if self.noisy_only || self.can_stage(pos) {
-            // Only the noisy moves, in the order the full list below would leave
-            // them; the main search generates its quiets in a later stage.
+        if self.noisy_only || !(self.full_list || pos.is_check()) {
+            // Only the noisy moves; the main search generates its quiets in a later
+            // stage.
             movegen::noisy_moves_for_picker(pos.board(), self.tt_move, &mut self.moves);
             self.quiets_pending = !self.noisy_only;
         } else {
@@ -195,10 +185,24 @@ impl MovePicker {
             if let Some(tt) = self.tt_move
                 && let Some(i) = self.moves.iter().position(|m| *m == tt)
             {
-                self.moves.swap_remove(i);
+                self.moves.remove(i);
+            }
+            // Captures and promotions to the front, both parts in order (a stable
+            // partition by rotation: evasions are few).
+            let mut n = 0;
+            for i in 0..self.moves.len() {
+                if is_noisy(&self.moves[i]) {
+                    self.moves[n..=i].rotate_right(1);
+                    n += 1;
+                }
+            }
+            // The reference order outside check: the quiets as their generator
+            // orders them.
+            if self.full_list && !pos.is_check() {
+                self.moves[n..].sort_by_key(movegen::quiet_group);
             }
         }
-        // Partition: captures and promotions first, scored by MVV/LVA (the victim
+        // The captures and promotions, now in front, scored by MVV/LVA (the victim
         // dominates, the cheaper attacker breaks ties) plus caphist_: the capture
         // history in centipawns (history / caphist_div).
         let color = pos.turn();
@@ -218,26 +222,23 @@ impl MovePicker {
                 Move::Castle { rook, .. } => (Role::King, rook, None, None),
                 Move::Put { role, to } => (role, to, None, None),
             };
-            if capture.is_some() || promotion.is_some() {
-                debug_assert!(is_noisy(&self.moves[i]));
-                self.moves.swap(n, i);
-                let promo = promotion.map_or(0, |r| values.of(r));
-                let hist =
-                    history.capture_score_parts(color, role, to, capture) / values.caphist_div;
-                let victim = capture.map_or(0, |r| values.of(r));
-                let score = (victim + promo + hist) * 16 - role as i32;
-                self.scores[n] = MaybeUninit::new(score);
-                n += 1;
+            if capture.is_none() && promotion.is_none() {
+                break;
             }
+            debug_assert!(is_noisy(&self.moves[i]));
+            let promo = promotion.map_or(0, |r| values.of(r));
+            let hist = history.capture_score_parts(color, role, to, capture) / values.caphist_div;
+            let victim = capture.map_or(0, |r| values.of(r));
+            let score = (victim + promo + hist) * 16 - role as i32;
+            self.scores[i] = MaybeUninit::new(score);
+            n = i + 1;
         }
         self.noisy_end = n;
         self.cursor = 0;
     }
 
     /// Appends the quiets after the captures (whose slots the earlier stages used),
-    /// in the order the full-list path leaves them: `legal_moves()` with the TT move
-    /// swap-removed, the noisy moves swapped to the front one by one
-    /// ([`movegen::quiets_for_picker`] generates only the quiets in that order).
+    /// in generation order (pieces, pawns, king) without the TT move.
     #[inline(never)]
     fn generate_quiets(&mut self, pos: &Position) {
         debug_assert_eq!(self.moves.len(), self.noisy_end);
@@ -495,7 +496,8 @@ mod tests {
     }
 
     /// The staged picker (noisy generator, quiets later) yields exactly the moves of
-    /// the one-list picker in the same order, ties included (all histories zero), with
+    /// the one-list picker (`legal_moves()`, the quiets grouped as generated) in the
+    /// same order, ties included (all histories zero), with
     /// TT moves, killers and a counter move, and with the quiets pruned part-way.
     #[test]
     fn staged_generation_keeps_the_full_list_order_at_perft_nodes() {
