@@ -567,23 +567,19 @@ mod tests {
     /// `noisy_moves_for_picker` and `quiets_for_picker` in `pos` (not in check) with
     /// `tt` against `legal_moves()`.
     fn check_picker_lists(pos: &Chess, tt: Option<Move>) {
-        let expected = |noisy: bool| -> Vec<Move> {
-            let legal = pos.legal_moves().into_iter();
-            let mut moves: Vec<Move> = legal
-                .filter(|m| is_noisy(m) == noisy && Some(*m) != tt)
-                .collect();
-            if !noisy {
-                moves.sort_by_key(quiet_group);
-            }
-            moves
-        };
+        let (noisy, mut quiets): (Vec<Move>, Vec<Move>) = pos
+            .legal_moves()
+            .into_iter()
+            .filter(|m| Some(*m) != tt)
+            .partition(is_noisy);
+        quiets.sort_by_key(quiet_group);
         let mut got = MoveList::new();
         noisy_moves_for_picker(pos, tt, &mut got);
-        assert_eq!(got.as_slice(), expected(true), "{} tt {tt:?}", fen(pos));
+        assert_eq!(got.as_slice(), noisy, "{} tt {tt:?}", fen(pos));
         let n = got.len();
         quiets_for_picker(pos, tt, &mut got);
-        assert_eq!(&got[..n], expected(true), "{} tt {tt:?}", fen(pos));
-        assert_eq!(&got[n..], expected(false), "{} tt {tt:?}", fen(pos));
+        assert_eq!(&got[..n], noisy, "{} tt {tt:?}", fen(pos));
+        assert_eq!(&got[n..], quiets, "{} tt {tt:?}", fen(pos));
     }
 
     /// `is_legal` agrees with shakmaty's on every legal move of every perft node and

@@ -497,8 +497,8 @@ mod tests {
 
     /// The staged picker (noisy generator, quiets later) yields exactly the moves of
     /// the one-list picker (`legal_moves()`, the quiets grouped as generated) in the
-    /// same order, ties included (all histories zero), with
-    /// TT moves, killers and a counter move, and with the quiets pruned part-way.
+    /// same order, ties included (all histories zero), with TT moves, killers and a
+    /// counter move, and with the quiets pruned part-way.
     #[test]
     fn staged_generation_keeps_the_full_list_order_at_perft_nodes() {
         let values = SeeValues::new(&Params::default());
