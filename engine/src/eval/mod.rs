@@ -305,6 +305,51 @@ impl Evaluator {
         crate::prefetch::prefetch(&self.cache[cache_slot(key)]);
     }
 
+    /// Hints the CPU to load the pawn-table entry of the position after `m` when
+    /// the move changes the pawns (a pawn moves or is taken); otherwise the child
+    /// reads the entry this position used. Called with [`Evaluator::prefetch`].
+    #[inline(always)]
+    pub fn prefetch_pawns(&self, pos: &Position, m: &shakmaty::Move) {
+        let (role, from, to, capture) = match *m {
+            shakmaty::Move::Normal {
+                role,
+                from,
+                to,
+                capture,
+                ..
+            } => (role, from, to, capture),
+            shakmaty::Move::EnPassant { from, to } => (Role::Pawn, from, to, Some(Role::Pawn)),
+            _ => return,
+        };
+        if role != Role::Pawn && capture != Some(Role::Pawn) {
+            return;
+        }
+        let board = pos.board().board();
+        let us = pos.turn();
+        let mut own = (board.pawns() & board.by_color(us)).0;
+        let mut theirs = (board.pawns() & board.by_color(!us)).0;
+        if role == Role::Pawn {
+            own ^= 1 << from as u32;
+            if m.promotion().is_none() {
+                own |= 1 << to as u32;
+            }
+        }
+        if capture == Some(Role::Pawn) {
+            let taken = match *m {
+                shakmaty::Move::EnPassant { from, to } => {
+                    Square::from_coords(to.file(), from.rank())
+                }
+                _ => to,
+            };
+            theirs &= !(1 << taken as u32);
+        }
+        let (white, black) = match us {
+            Color::White => (own, theirs),
+            Color::Black => (theirs, own),
+        };
+        self.pawns.prefetch(white, black);
+    }
+
     /// Score in centipawns from the side to move's point of view.
     pub fn evaluate(&mut self, pos: &Position) -> i32 {
         let key = pos.hash();

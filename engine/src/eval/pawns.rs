@@ -190,13 +190,25 @@ impl PawnTable {
         self.entries.fill(PawnEntry::empty());
     }
 
+    /// The slot of these pawns.
+    #[inline(always)]
+    fn slot(white: u64, black: u64) -> usize {
+        let key =
+            (white ^ black.rotate_left(32) ^ (black >> 7)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (key >> (64 - PAWN_TABLE_BITS)) as usize
+    }
+
+    /// Hints the CPU to load the entry of these pawns (its first cache line, which
+    /// holds the pawns compared by the probe).
+    #[inline(always)]
+    pub fn prefetch(&self, white: u64, black: u64) {
+        crate::prefetch::prefetch(&self.entries[Self::slot(white, black)]);
+    }
+
     /// The entry for these pawns, computing and storing it on a miss.
     #[inline]
     pub fn probe(&mut self, weights: &[S], white: u64, black: u64) -> &mut PawnEntry {
-        let key =
-            (white ^ black.rotate_left(32) ^ (black >> 7)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let slot = (key >> (64 - PAWN_TABLE_BITS)) as usize;
-        let e = &mut self.entries[slot];
+        let e = &mut self.entries[Self::slot(white, black)];
         // The empty entry (no pawns) is valid: its score is zero.
         if e.white != white || e.black != black {
             let (score, passed) = evaluate(weights, white, black, &mut super::NoTrace);

@@ -1043,6 +1043,7 @@ impl Worker {
             let child_key = pos.child_hash(m);
             sh.tt.prefetch(child_key);
             self.eval.prefetch(child_key);
+            self.eval.prefetch_pawns(pos, &m);
 
             // ext_: singular extension of the TT move; multi-cut when even the
             // alternatives beat beta.

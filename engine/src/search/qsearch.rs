@@ -82,6 +82,7 @@ impl Worker {
             let key = pos.child_hash(m);
             sh.tt.prefetch(key);
             self.eval.prefetch(key);
+            self.eval.prefetch_pawns(pos, &m);
             let mut child = pos.copy();
             child.make_psq_keyed(m, self.eval.psq_table(), key);
             self.keys.push(pos.hash());
