@@ -934,19 +934,14 @@ impl Worker {
             None
         };
         let cont = self.cont_keys(ply);
-        // hist_threats: the enemy's attacks, for the butterfly history of this
-        // node's quiets (only at nodes that reach their moves).
-        let threats = if p.hist_threats() != 0 {
-            history::threats(pos)
-        } else {
-            0
-        };
+        // hist_threats: the enemy's attacks index the butterfly history of this
+        // node's quiets (the picker finds them when the first quiet needs them).
         let mut picker = MovePicker::new(
             tt_move,
             self.history.killers(ply),
             self.history.counter(color, prev_move),
             cont,
-            threats,
+            p.hist_threats() != 0,
         );
         let mut best_score = -INF;
         let mut best_move: Option<Move> = None;
@@ -966,7 +961,9 @@ impl Worker {
             let hist = if noisy {
                 0
             } else {
-                self.history.score(color, threats, &m) + cont_scores.counter + cont_scores.follow_up
+                self.history.score(color, picker.threats(pos), &m)
+                    + cont_scores.counter
+                    + cont_scores.follow_up
             };
 
             // Pruning of late moves, once a move has been searched and we are not mated.
@@ -1231,6 +1228,9 @@ impl Worker {
                                 kind,
                             );
                         }
+                        // A quiet's threats are known (its `hist` needed them); a
+                        // capture's update does not read them.
+                        let threats = if noisy { 0 } else { picker.threats(pos) };
                         self.history.on_cutoff(
                             p,
                             color,

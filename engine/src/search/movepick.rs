@@ -11,7 +11,7 @@
 
 use std::mem::MaybeUninit;
 
-use shakmaty::{Color, Move, MoveList, Role, Square};
+use shakmaty::{Move, MoveList, Role, Square};
 
 use super::history::{ContKeys, History};
 use super::see::{SeeValues, captured_value, see};
@@ -45,8 +45,10 @@ pub struct MovePicker {
     counter: Option<Move>,
     /// Continuation-history rows for scoring the quiets.
     cont: ContKeys,
-    /// hist_threats: the squares the enemy attacks, for the butterfly index (or 0).
-    threats: u64,
+    /// hist_threats: the squares the enemy attacks, for the butterfly index (0 with
+    /// the feature off). Computed on first use, [`MovePicker::threats`]: many nodes
+    /// cut off before they look at any quiet.
+    threats: Option<u64>,
     moves: MoveList,
     /// Ordering score of `moves[i]`. Never initialised as a whole: a slot is written
     /// when its move is generated (captures) or scored (quiets) and only read
@@ -125,7 +127,7 @@ impl MovePicker {
         killers: [Option<Move>; 2],
         counter: Option<Move>,
         cont: ContKeys,
-        threats: u64,
+        threats_on: bool,
     ) -> Self {
         MovePicker {
             stage: Stage::TtMove,
@@ -133,7 +135,7 @@ impl MovePicker {
             killers,
             counter,
             cont,
-            threats,
+            threats: (!threats_on).then_some(0),
             moves: MoveList::new(),
             // One uninitialised value, not `[MaybeUninit::uninit(); MAX_MOVES]`: the
             // repeat expression compiled to a 1 KB memset at every node.
@@ -159,7 +161,7 @@ impl MovePicker {
             [None; 2],
             None,
             ContKeys::default(),
-            0,
+            false,
         );
         p.noisy_only = !in_check;
         p
@@ -284,9 +286,19 @@ impl MovePicker {
         Some(m)
     }
 
+    /// hist_threats: the enemy's attacks in `pos` (the picker's position), for the
+    /// butterfly history of its quiets; 0 with the feature off.
+    #[inline]
+    pub fn threats(&mut self, pos: &Position) -> u64 {
+        *self
+            .threats
+            .get_or_insert_with(|| super::history::threats(pos))
+    }
+
     #[inline(never)]
-    fn score_quiets(&mut self, history: &History, color: Color) {
-        let scorer = history.quiet_scorer(color, self.threats, self.cont);
+    fn score_quiets(&mut self, pos: &Position, history: &History) {
+        let threats = self.threats(pos);
+        let scorer = history.quiet_scorer(pos.turn(), threats, self.cont);
         let [killer_1, killer_2, counter] =
             [self.killers[0], self.killers[1], self.counter].map(|r| r.map_or(NO_KEY, quiet_key));
         for i in self.noisy_end..self.moves.len() {
@@ -416,7 +428,7 @@ impl MovePicker {
                         self.generate_quiets(pos);
                     }
                     if !self.skip_quiets {
-                        self.score_quiets(history, pos.turn());
+                        self.score_quiets(pos, history);
                     }
                     self.cursor = self.noisy_end;
                     self.stage = Stage::Quiets;
@@ -467,7 +479,7 @@ mod tests {
             killers.map(|k| k.map(mv)),
             None,
             ContKeys::default(),
-            0,
+            false,
         );
         let mut out = Vec::new();
         while let Some(m) = p.next(&pos, &history, &values) {
@@ -517,7 +529,8 @@ mod tests {
             for tt in [None, legal.first().copied(), noisy, quiets.get(1).copied()] {
                 for skip_after in [None, Some(3)] {
                     let run = |full_list: bool| {
-                        let mut p = MovePicker::new(tt, killers, counter, ContKeys::default(), 0);
+                        let mut p =
+                            MovePicker::new(tt, killers, counter, ContKeys::default(), false);
                         p.full_list = full_list;
                         let mut out = Vec::new();
                         while let Some(m) = p.next(pos, &history, &values) {
@@ -551,7 +564,7 @@ mod tests {
                 let mut p = if qsearch {
                     MovePicker::new_qsearch(tt, pos.is_check())
                 } else {
-                    MovePicker::new(tt, [None; 2], None, ContKeys::default(), 0)
+                    MovePicker::new(tt, [None; 2], None, ContKeys::default(), false)
                 };
                 while let Some(m) = p.next(pos, &history, &values) {
                     match p.known_see() {
@@ -613,7 +626,7 @@ mod tests {
             let tt_move = tt
                 .then(|| pos.legal_moves().get(depth as usize % 3).copied())
                 .flatten();
-            let mut p = MovePicker::new(tt_move, [None; 2], None, ContKeys::default(), 0);
+            let mut p = MovePicker::new(tt_move, [None; 2], None, ContKeys::default(), false);
             let mut nodes = 0;
             while let Some(m) = p.next(pos, h, v) {
                 nodes += go(&pos.play(m), depth - 1, tt, h, v);
@@ -743,7 +756,7 @@ mod tests {
         let values = SeeValues::new(&Params::default());
         let history = History::default();
         let run = |checks_too: bool| {
-            let mut p = MovePicker::new(None, [None; 2], None, ContKeys::default(), 0);
+            let mut p = MovePicker::new(None, [None; 2], None, ContKeys::default(), false);
             let mut out = Vec::new();
             while let Some(m) = p.next(&pos, &history, &values) {
                 if !is_noisy(&m) && !p.skip_quiets {
