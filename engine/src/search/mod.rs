@@ -1220,14 +1220,10 @@ impl Worker {
                         // hist_: reward the cut-off move, penalise earlier quiets
                         // (after a quiet cut-off) and earlier captures.
                         self.stats.record_cutoff(moves_searched);
-                        if moves_searched > 1 || tt_move.is_none() {
-                            let kind = picker.cut_kind(&m, in_check);
-                            self.stats.record_cutoff_source(
-                                moves_searched,
-                                tt_move.is_some(),
-                                kind,
-                            );
-                        }
+                        // stats: the kind of a later move only (most cut on the first).
+                        let kind = (moves_searched > 1).then(|| picker.cut_kind(&m, in_check));
+                        self.stats
+                            .record_cutoff_source(moves_searched, tt_move.is_some(), kind);
                         // A quiet's threats are known (its `hist` needed them); a
                         // capture's update does not read them.
                         let threats = if noisy { 0 } else { picker.threats(pos) };

@@ -96,14 +96,20 @@ impl SearchStats {
     }
 
     /// Where the cut-off came from: whether the node had a TT move, and what the
-    /// move was when it was not the first searched.
+    /// move was (`kind`) when it was not the first searched.
     #[inline]
-    pub fn record_cutoff_source(&mut self, move_number: usize, had_tt_move: bool, kind: CutKind) {
+    pub fn record_cutoff_source(
+        &mut self,
+        move_number: usize,
+        had_tt_move: bool,
+        kind: Option<CutKind>,
+    ) {
+        debug_assert_eq!(kind.is_some(), move_number > 1);
         if !had_tt_move {
             self.cutoffs_no_tt += 1;
             self.cutoffs_no_tt_first += (move_number == 1) as u64;
         }
-        if move_number > 1 {
+        if let Some(kind) = kind {
             self.cutoffs_later[kind as usize] += 1;
         }
     }
