@@ -76,13 +76,18 @@ exe=${exe:-$work/occam$suffix}
 pkgs=(-p occam --bin occam)
 ((tuner)) && pkgs+=(-p tuner --bin tuner)
 
-# The extra flag goes into target.<host>.rustflags, which cargo joins with the project's
+# The extra flags go into target.<host>.rustflags, which cargo joins with the project's
 # target.'cfg(...)'.rustflags (.cargo/config.toml: POPCNT); RUSTFLAGS would replace
-# them. `--target` keeps it off build scripts and proc macros (an instrumented build.rs
-# would write profiles too).
+# them. `--target` keeps them off build scripts and proc macros (an instrumented
+# build.rs would write profiles too; a proc macro must be position-independent). On
+# x86-64 Linux both builds are non-PIE executables, as the Makefile's (see there).
+host_flags=()
+[[ "$host" == x86_64-unknown-linux-gnu ]] && host_flags=(-Crelocation-model=static)
 build() { # <target dir> <rustflag>
+  local flags=("$2" "${host_flags[@]}") list="" f
+  for f in "${flags[@]}"; do list+="${list:+,}\"$f\""; done
   CARGO_TARGET_DIR=$1 cargo build --release --locked --target "$host" \
-    "${pkgs[@]}" "${features[@]}" --config "target.$host.rustflags=[\"$2\"]"
+    "${pkgs[@]}" "${features[@]}" --config "target.$host.rustflags=[$list]"
 }
 bench_nodes() { # <occam binary>: the node count of `occam bench` (last line `N nodes M nps`)
   "$1" bench | awk '/ nodes .* nps$/ { n = $1 } END { print n }'
