@@ -310,44 +310,9 @@ impl Evaluator {
     /// reads the entry this position used. Called with [`Evaluator::prefetch`].
     #[inline(always)]
     pub fn prefetch_pawns(&self, pos: &Position, m: &shakmaty::Move) {
-        let (role, from, to, capture) = match *m {
-            shakmaty::Move::Normal {
-                role,
-                from,
-                to,
-                capture,
-                ..
-            } => (role, from, to, capture),
-            shakmaty::Move::EnPassant { from, to } => (Role::Pawn, from, to, Some(Role::Pawn)),
-            _ => return,
-        };
-        if role != Role::Pawn && capture != Some(Role::Pawn) {
-            return;
+        if let Some((white, black)) = changed_pawns(pos, m) {
+            self.pawns.prefetch(white, black);
         }
-        let board = pos.board().board();
-        let us = pos.turn();
-        let mut own = (board.pawns() & board.by_color(us)).0;
-        let mut theirs = (board.pawns() & board.by_color(!us)).0;
-        if role == Role::Pawn {
-            own ^= 1 << from as u32;
-            if m.promotion().is_none() {
-                own |= 1 << to as u32;
-            }
-        }
-        if capture == Some(Role::Pawn) {
-            let taken = match *m {
-                shakmaty::Move::EnPassant { from, to } => {
-                    Square::from_coords(to.file(), from.rank())
-                }
-                _ => to,
-            };
-            theirs &= !(1 << taken as u32);
-        }
-        let (white, black) = match us {
-            Color::White => (own, theirs),
-            Color::Black => (theirs, own),
-        };
-        self.pawns.prefetch(white, black);
     }
 
     /// Score in centipawns from the side to move's point of view.
@@ -810,6 +775,47 @@ impl Evaluator {
     }
 }
 
+/// White's and Black's pawns after `m` in `pos` when the move changes them (a pawn
+/// moves or is taken), else `None`.
+#[inline(always)]
+fn changed_pawns(pos: &Position, m: &shakmaty::Move) -> Option<(u64, u64)> {
+    let (role, from, to, capture) = match *m {
+        shakmaty::Move::Normal {
+            role,
+            from,
+            to,
+            capture,
+            ..
+        } => (role, from, to, capture),
+        shakmaty::Move::EnPassant { from, to } => (Role::Pawn, from, to, Some(Role::Pawn)),
+        _ => return None,
+    };
+    if role != Role::Pawn && capture != Some(Role::Pawn) {
+        return None;
+    }
+    let board = pos.board().board();
+    let us = pos.turn();
+    let mut own = (board.pawns() & board.by_color(us)).0;
+    let mut theirs = (board.pawns() & board.by_color(!us)).0;
+    if role == Role::Pawn {
+        own ^= 1 << from as u32;
+        if m.promotion().is_none() {
+            own |= 1 << to as u32;
+        }
+    }
+    if capture == Some(Role::Pawn) {
+        let taken = match *m {
+            shakmaty::Move::EnPassant { from, to } => Square::from_coords(to.file(), from.rank()),
+            _ => to,
+        };
+        theirs &= !(1 << taken as u32);
+    }
+    Some(match us {
+        Color::White => (own, theirs),
+        Color::Black => (theirs, own),
+    })
+}
+
 // Attack maps
 
 /// The squares one side attacks, built once per evaluation and shared by the terms.
@@ -1016,6 +1022,36 @@ mod cache_tests {
         assert_eq!(CacheEntry::new(key, 40_000), None);
         assert_eq!(CacheEntry::new(0xFFFF, 5), None);
         assert_eq!(CacheEntry::default().score(0), None);
+    }
+
+    /// The pawns whose entry the parent prefetches are the child's, for every move
+    /// of every perft node; a move said to leave them alone does.
+    #[test]
+    fn changed_pawns_are_the_pawns_after_the_move() {
+        let pawns = |p: &Position| {
+            let b = p.board().board();
+            ((b.pawns() & b.white()).0, (b.pawns() & b.black()).0)
+        };
+        let (mut changed, mut unchanged) = (0u64, 0u64);
+        crate::perft::walk_suite(&|p, m| p.play(m), &mut |pos| {
+            for m in pos.legal_moves() {
+                let after = pawns(&pos.play(m));
+                match changed_pawns(pos, &m) {
+                    Some(child) => {
+                        assert_eq!(child, after, "{} {m}", pos.fen());
+                        changed += 1;
+                    }
+                    None => {
+                        assert_eq!(pawns(pos), after, "{} {m}", pos.fen());
+                        unchanged += 1;
+                    }
+                }
+            }
+        });
+        assert!(
+            changed > 10_000 && unchanged > 10_000,
+            "{changed} {unchanged}"
+        );
     }
 
     /// Cached evaluations equal fresh ones, also after the parameters changed.
