@@ -117,6 +117,13 @@ fn piece_key(sq: Square, color: Color, role: Role) -> u64 {
     Zobrist64::zobrist_for_piece(sq, Piece { color, role }).0
 }
 
+/// The square of the pawn an en passant capture from `from` to `to` takes: beside
+/// the capturing pawn, on the target's file.
+#[inline(always)]
+pub fn en_passant_victim(from: Square, to: Square) -> Square {
+    Square::from_coords(to.file(), from.rank())
+}
+
 /// Where the king and the rook of a castling move (king takes rook) land.
 #[inline(always)]
 fn castle_targets(king: Square, rook: Square) -> (Square, Square) {
@@ -347,7 +354,7 @@ impl Position {
                 d
             }
             Move::EnPassant { from, to } => {
-                let victim = Square::from_coords(to.file(), from.rank());
+                let victim = en_passant_victim(from, to);
                 t.get(us, Role::Pawn, to)
                     - t.get(us, Role::Pawn, from)
                     - t.get(!us, Role::Pawn, victim)
@@ -402,11 +409,7 @@ impl Position {
             }
             Move::EnPassant { from, to } => {
                 h ^= piece_key(from, us, Role::Pawn) ^ piece_key(to, us, Role::Pawn);
-                h ^= piece_key(
-                    Square::from_coords(to.file(), from.rank()),
-                    them,
-                    Role::Pawn,
-                );
+                h ^= piece_key(en_passant_victim(from, to), them, Role::Pawn);
                 (Bitboard(0), false)
             }
             Move::Castle { king, rook } => {

@@ -24,7 +24,7 @@ mod threats;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 use crate::params::Params;
-use crate::position::{Position, PsqTable};
+use crate::position::{Position, PsqTable, en_passant_victim};
 use features::{self as f, Section};
 pub(crate) use pawns::pawn_attacks;
 use pawns::{PawnTable, relative_rank};
@@ -779,15 +779,22 @@ impl Evaluator {
 /// moves or is taken), else `None`.
 #[inline(always)]
 fn changed_pawns(pos: &Position, m: &shakmaty::Move) -> Option<(u64, u64)> {
-    let (role, from, to, capture) = match *m {
+    // The moving piece, its squares, what it takes and where that stood.
+    let (role, from, to, capture, taken) = match *m {
         shakmaty::Move::Normal {
             role,
             from,
             to,
             capture,
             ..
-        } => (role, from, to, capture),
-        shakmaty::Move::EnPassant { from, to } => (Role::Pawn, from, to, Some(Role::Pawn)),
+        } => (role, from, to, capture, to),
+        shakmaty::Move::EnPassant { from, to } => (
+            Role::Pawn,
+            from,
+            to,
+            Some(Role::Pawn),
+            en_passant_victim(from, to),
+        ),
         _ => return None,
     };
     if role != Role::Pawn && capture != Some(Role::Pawn) {
@@ -804,10 +811,6 @@ fn changed_pawns(pos: &Position, m: &shakmaty::Move) -> Option<(u64, u64)> {
         }
     }
     if capture == Some(Role::Pawn) {
-        let taken = match *m {
-            shakmaty::Move::EnPassant { from, to } => Square::from_coords(to.file(), from.rank()),
-            _ => to,
-        };
         theirs &= !(1 << taken as u32);
     }
     Some(match us {

@@ -5,7 +5,7 @@
 use shakmaty::{Bitboard, Color, Move, Position as _, Role, Square, attacks};
 
 use crate::params::Params;
-use crate::position::Position;
+use crate::position::{Position, en_passant_victim};
 use crate::rays;
 
 /// Piece values for SEE and MVV/LVA ordering, indexed by `Role as usize` (king = huge).
@@ -95,7 +95,7 @@ pub fn see(pos: &Position, m: &Move, v: &SeeValues) -> i32 {
     let us: Color = pos.turn();
     let mut occupied = board.occupied() ^ Bitboard::from(from);
     if let Move::EnPassant { .. } = m {
-        occupied ^= Bitboard::from(Square::from_coords(to.file(), from.rank()));
+        occupied ^= Bitboard::from(en_passant_victim(from, to));
     }
     let mut gain = [0i32; 34];
     gain[0] = captured_value(m, v);
