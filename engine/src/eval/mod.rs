@@ -644,29 +644,6 @@ impl Evaluator {
             add(Section::BishopPair, f::BISHOP_PAIR, 1, t);
         }
 
-        // King safety: pawn shield and open files around our king (the king's file
-        // and its neighbours; the masks come from a table by colour and square)
-        let shield = &KING_SHIELD[us as usize][king as usize];
-        let near = (shield.near & own_pawns).count_ones() as i32;
-        if near > 0 {
-            add(Section::KingSafety, f::KING_SHIELD_NEAR, near, t);
-        }
-        let far = (shield.far & own_pawns).count_ones() as i32;
-        if far > 0 {
-            add(Section::KingSafety, f::KING_SHIELD_FAR, far, t);
-        }
-        // The same files as a file set: without any pawn, or without ours.
-        let pawn_files = pawns::file_set(all_pawns);
-        let open = (shield.files & !pawn_files).count_ones() as i32;
-        if open > 0 {
-            add(Section::KingSafety, f::KING_OPEN_FILE, open, t);
-        }
-        let semi_open =
-            (shield.files & pawn_files & !pawns::file_set(own_pawns)).count_ones() as i32;
-        if semi_open > 0 {
-            add(Section::KingSafety, f::KING_SEMI_OPEN_FILE, semi_open, t);
-        }
-
         s + mobility_sum
     }
 
@@ -865,54 +842,6 @@ impl AttackMap {
         self.by[role as usize - 1] |= attacks;
     }
 }
-
-/// The squares and files the king-safety terms look at for one king.
-#[derive(Clone, Copy)]
-struct KingShield {
-    /// Pawns one and two ranks ahead of the king (its file and the ones beside it).
-    near: u64,
-    far: u64,
-    /// Those files as a file set (bit 0 = file a).
-    files: u32,
-}
-
-/// `KING_SHIELD[color as usize][king square]` (shakmaty's colour order).
-static KING_SHIELD: [[KingShield; 64]; 2] = {
-    const EMPTY: KingShield = KingShield {
-        near: 0,
-        far: 0,
-        files: 0,
-    };
-    let mut t = [[EMPTY; 64]; 2];
-    let mut c = 0;
-    while c < 2 {
-        let white = c == Color::White as usize;
-        let mut sq = 0;
-        while sq < 64 {
-            let file = sq % 8;
-            let files_bb = pawns::adjacent_files_of(file) | pawns::FILE_A << file;
-            let king_rank = if white { sq / 8 } else { 7 - sq / 8 };
-            let mut masks = [0u64; 2];
-            let mut ahead = 1;
-            while ahead <= 2 {
-                let r = king_rank + ahead;
-                if r <= 7 {
-                    let absolute = if white { r } else { 7 - r };
-                    masks[ahead - 1] = files_bb & (0xFFu64 << (8 * absolute));
-                }
-                ahead += 1;
-            }
-            t[c][sq] = KingShield {
-                near: masks[0],
-                far: masks[1],
-                files: pawns::file_set(files_bb),
-            };
-            sq += 1;
-        }
-        c += 1;
-    }
-    t
-};
 
 /// The king's square and its neighbours.
 #[inline(always)]

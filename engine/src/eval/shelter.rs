@@ -11,11 +11,16 @@
 //! of our nearest pawn is blocked: it cannot advance, only open a lever, so it has
 //! its own, smaller table. Pawns behind the king protect nothing and are ignored.
 //!
-//! This replaces the earlier shield/open-file counts (pawns one or two ranks ahead,
-//! files without pawns): the distance tables express both and the storm besides.
+//! The older king-safety counts live here too: own pawns one and two ranks ahead of
+//! the king on its file and the files beside it (`king_shield_near/far`), and those
+//! files without any pawn or without ours (`king_open_file`, `king_semi_open_file`).
+//!
+//! Everything here depends on the pawns and that king's square alone, so the
+//! evaluation caches the sum in the pawn-hash entry per king square and recomputes
+//! it only when the king or the pawns changed.
 
 use super::features::{self as f, Section};
-use super::pawns::{FILE_A, relative_rank};
+use super::pawns::{self, FILE_A, relative_rank};
 use super::{S, Tracer};
 use shakmaty::{Board, Color};
 
@@ -89,5 +94,91 @@ pub(super) fn evaluate<T: Tracer>(
             add(Section::KingStorm, STORM[folded][theirs], t);
         }
     }
+    s + shield(weights, board, us, king, t)
+}
+
+/// Pawn shield and open files around our king (its file and the files beside it;
+/// the masks come from a table by colour and square).
+#[inline(always)]
+fn shield<T: Tracer>(
+    weights: &[S; f::COUNT],
+    board: &Board,
+    us: Color,
+    king: usize,
+    t: &mut T,
+) -> S {
+    let mut s = S::default();
+    let mut add = |feature: usize, n: i32, t: &mut T| {
+        if n > 0 {
+            s += weights[feature] * n;
+            t.add(Section::KingSafety, feature, us, n);
+        }
+    };
+    let own_pawns = (board.pawns() & board.by_color(us)).0;
+    let shield = &KING_SHIELD[us as usize][king];
+    add(
+        f::KING_SHIELD_NEAR,
+        (shield.near & own_pawns).count_ones() as i32,
+        t,
+    );
+    add(
+        f::KING_SHIELD_FAR,
+        (shield.far & own_pawns).count_ones() as i32,
+        t,
+    );
+    // The same files as a file set: without any pawn, or without ours.
+    let pawn_files = pawns::file_set(board.pawns().0);
+    let open = (shield.files & !pawn_files).count_ones() as i32;
+    add(f::KING_OPEN_FILE, open, t);
+    let semi_open = shield.files & pawn_files & !pawns::file_set(own_pawns);
+    add(f::KING_SEMI_OPEN_FILE, semi_open.count_ones() as i32, t);
     s
 }
+
+/// The squares and files the king-safety terms look at for one king.
+#[derive(Clone, Copy)]
+pub(super) struct KingShield {
+    /// Pawns one and two ranks ahead of the king (its file and the ones beside it).
+    pub(super) near: u64,
+    pub(super) far: u64,
+    /// Those files as a file set (bit 0 = file a).
+    pub(super) files: u32,
+}
+
+/// `KING_SHIELD[color as usize][king square]` (shakmaty's colour order).
+pub(super) static KING_SHIELD: [[KingShield; 64]; 2] = {
+    const EMPTY: KingShield = KingShield {
+        near: 0,
+        far: 0,
+        files: 0,
+    };
+    let mut t = [[EMPTY; 64]; 2];
+    let mut c = 0;
+    while c < 2 {
+        let white = c == Color::White as usize;
+        let mut sq = 0;
+        while sq < 64 {
+            let file = sq % 8;
+            let files_bb = pawns::adjacent_files_of(file) | pawns::FILE_A << file;
+            let king_rank = if white { sq / 8 } else { 7 - sq / 8 };
+            let mut masks = [0u64; 2];
+            let mut ahead = 1;
+            while ahead <= 2 {
+                let r = king_rank + ahead;
+                if r <= 7 {
+                    let absolute = if white { r } else { 7 - r };
+                    masks[ahead - 1] = files_bb & (0xFFu64 << (8 * absolute));
+                }
+                ahead += 1;
+            }
+            t[c][sq] = KingShield {
+                near: masks[0],
+                far: masks[1],
+                files: pawns::file_set(files_bb),
+            };
+            sq += 1;
+        }
+        c += 1;
+    }
+    t
+};

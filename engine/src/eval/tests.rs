@@ -892,7 +892,7 @@ fn eval_lookup_tables_equal_their_definitions() {
                     .filter(|&sq| pawns::relative_rank(color, sq) == rank + n)
                     .fold(0, |m, sq| m | 1 << sq)
             };
-            let shield = &KING_SHIELD[color as usize][king as usize];
+            let shield = &shelter::KING_SHIELD[color as usize][king as usize];
             assert_eq!(shield.near, files & ahead(1), "{color:?} {king}");
             assert_eq!(shield.far, files & ahead(2), "{color:?} {king}");
             assert_eq!(shield.files, pawns::file_set(files));
