@@ -393,17 +393,19 @@ impl MovePicker {
                         // Good: promotion, victim at least the attacker, or SEE not
                         // below a threshold that capture history lowers (caphist_see_div).
                         // The q-search keeps the plain SEE >= 0 rule.
-                        let threshold = if self.noisy_only {
-                            0
-                        } else {
-                            -history.capture_score(pos.turn(), &m) / values.caphist_see_div
-                        };
                         // `known_see` reads the SEE from the slot of the move returned.
                         let slot = self.cursor - 1;
                         if m.is_promotion() || captured_value(&m, values) >= values.of(m.role()) {
                             self.scores[slot] = MaybeUninit::new(NO_SEE);
                             return Some(m);
                         }
+                        // Only now: a division may panic, so the compiler cannot put it
+                        // after the return above by itself.
+                        let threshold = if self.noisy_only {
+                            0
+                        } else {
+                            -history.capture_score(pos.turn(), &m) / values.caphist_see_div
+                        };
                         let see = see(pos, &m, values);
                         if see >= threshold.min(0) {
                             self.scores[slot] = MaybeUninit::new(see);
