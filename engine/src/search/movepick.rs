@@ -375,6 +375,11 @@ impl MovePicker {
     }
 
     /// The next move to search, or `None` when all are exhausted.
+    ///
+    /// Inlined into the two searches' move loops: called once per move, its
+    /// prologue and epilogue were 2% of all instructions. The stages' heavy work
+    /// (generation, quiet scoring) stays out of line.
+    #[inline(always)]
     pub fn next(&mut self, pos: &Position, history: &History, values: &SeeValues) -> Option<Move> {
         loop {
             match self.stage {
