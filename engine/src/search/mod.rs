@@ -477,10 +477,12 @@ impl Worker {
     /// the reversible stretch.
     #[inline(always)]
     fn is_draw(&self, pos: &Position) -> bool {
-        // Most nodes follow a capture or pawn move with more than four pieces on the
-        // board: no repetition and no material draw to look for, answered without
-        // the call (the full test below keeps a move list's stack frame).
-        if pos.halfmoves() < 2 && pos.board().board().occupied().count() > 4 {
+        // Most nodes come within three plies of a capture or pawn move, with more than
+        // four pieces on the board: no repetition (a position recurs at the earliest
+        // four plies later: each side must move away and back) and no material draw
+        // to look for, answered without the call (the full test below keeps a move
+        // list's stack frame).
+        if pos.halfmoves() < 4 && pos.board().board().occupied().count() > 4 {
             return false;
         }
         self.is_draw_full(pos)
