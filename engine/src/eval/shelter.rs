@@ -42,7 +42,8 @@ const STORM: [[usize; 8]; 4] = [
 /// Distance bucket of a file without the pawn in question.
 const NONE: usize = 7;
 
-/// Our king's shelter and the enemy's pawn storm against it.
+/// Our king's shelter and the enemy's pawn storm against it, plus the pawn shield and
+/// open files around it ([`shield`]).
 #[inline(always)]
 pub(super) fn evaluate<T: Tracer>(
     weights: &[S; f::COUNT],
