@@ -521,7 +521,51 @@ mod tests {
                 replay.play(m);
             }
         }
-        assert!(pair_score(&g1, &g2) <= 4);
+        assert_eq!(
+            (g1.white.as_str(), g2.white.as_str()),
+            ("a", "b"),
+            "colours swap"
+        );
+        // Every game hands out two half points: what one player scores, the other lost.
+        assert_eq!(pair_score(&g1, &g2) + pair_score(&g2, &g1), 4);
+    }
+
+    /// A finished game with only its outcome filled in.
+    fn ended(outcome: Outcome) -> GameRecord {
+        GameRecord {
+            white: String::new(),
+            black: String::new(),
+            start: Position::startpos(),
+            moves: Vec::new(),
+            opening_plies: 0,
+            scores: Vec::new(),
+            outcome,
+            reason: String::new(),
+            fault: None,
+        }
+    }
+
+    /// The pentanomial index counts the first player's half points: White's in the
+    /// first game, Black's in the second.
+    #[test]
+    fn a_pair_scores_the_first_players_half_points() {
+        use Outcome::{BlackWins, Draw, WhiteWins};
+        for (first, second, score) in [
+            (WhiteWins, BlackWins, 4),
+            (WhiteWins, Draw, 3),
+            (WhiteWins, WhiteWins, 2),
+            (Draw, Draw, 2),
+            (BlackWins, BlackWins, 2),
+            (Draw, WhiteWins, 1),
+            (BlackWins, WhiteWins, 0),
+        ] {
+            let pair = [ended(first), ended(second)];
+            assert_eq!(
+                pair_score(&pair[0], &pair[1]),
+                score,
+                "{first:?} {second:?}"
+            );
+        }
     }
 
     /// A player that always plays an illegal move: the game is scored as its loss.
