@@ -37,9 +37,9 @@ use rand::rngs::StdRng;
 use shakmaty::packed::PackedSetup;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Position as _};
 
-use crate::game_args::GameArgs;
-use crate::games::{Adjudication, EnginePlayer, GameRecord, Outcome, TimeControl, play_game};
-use crate::openings::{GeneratorConfig, random_opening};
+use crate::play::args::GameArgs;
+use crate::play::game::{Adjudication, EnginePlayer, GameRecord, Outcome, TimeControl, play_game};
+use crate::play::openings::{GeneratorConfig, random_opening};
 use crate::{interrupt, run_files};
 
 #[derive(clap::Args)]
@@ -738,7 +738,7 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::{Adjudication, TimeControl};
+    use crate::play::game::{Adjudication, TimeControl};
     use clap::Parser;
     use occam::position::Game;
 

@@ -23,7 +23,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::params_file::write_atomically;
-use crate::uci_engine::UciOption;
+use crate::play::uci_engine::UciOption;
 
 /// OpenBench's default learning rate at the end of a tune, used where a format has none.
 pub const DEFAULT_R_END: f64 = 0.002;

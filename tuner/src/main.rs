@@ -4,21 +4,17 @@
 mod datagen;
 mod export;
 mod external;
-mod game_args;
-mod games;
 mod import;
 mod interrupt;
 mod matches;
-mod openings;
 mod params_file;
-mod pgn;
+mod play;
 mod plot;
 mod run_files;
 mod spsa;
 #[cfg(test)]
 mod test_util;
 mod texel;
-mod uci_engine;
 
 use clap::{CommandFactory, FromArgMatches, Subcommand};
 

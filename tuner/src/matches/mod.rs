@@ -6,7 +6,6 @@
 //! SPRT is the fishtest/fastchess GSPRT (see `sprt`).
 
 pub mod runner;
-pub mod side;
 pub mod sprt;
 pub mod stats;
 pub mod verify;
@@ -18,10 +17,10 @@ use anyhow::{Result, bail};
 use clap::ArgAction;
 use occam::tablebase::Tablebases;
 
-use crate::game_args::GameArgs;
+use crate::play::args::GameArgs;
+use crate::play::side::Side;
 use crate::run_files::{self, WriteLocks};
 use runner::{MatchConfig, MatchResult, play_match};
-use side::Side;
 use sprt::{Model, Sprt};
 use stats::Tally;
 
@@ -137,7 +136,9 @@ fn sides(args: &Args) -> Result<Vec<Side>> {
     let groups = engine_words(args);
     let mut engines = groups.iter();
     let engine_side = |words: &Vec<String>| -> Result<Side> {
-        Ok(Side::Engine(crate::uci_engine::EngineSpec::parse(words)?))
+        Ok(Side::Engine(crate::play::uci_engine::EngineSpec::parse(
+            words,
+        )?))
     };
     for (flag, fallback) in [(&args.a, "A"), (&args.b, "B")] {
         match flag {

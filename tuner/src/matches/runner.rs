@@ -17,14 +17,14 @@ use indicatif::{ProgressBar, ProgressStyle};
 use occam::position::Game;
 use serde::{Deserialize, Serialize};
 
-use super::side::Side;
 use super::sprt::{Decision, Sprt};
 use super::stats::Tally;
-use crate::games::{
+use crate::interrupt;
+use crate::play::game::{
     Adjudication, GameRecord, Outcome, PlayerFault, TABLEBASE_REASON, TimeControl, play_pair,
 };
-use crate::interrupt;
-use crate::pgn::{PgnWriter, render};
+use crate::play::pgn::{PgnWriter, render};
+use crate::play::side::Side;
 
 /// How often the live line is logged when stderr is not a terminal.
 const LOG_INTERVAL: Duration = Duration::from_secs(10);

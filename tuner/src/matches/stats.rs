@@ -7,7 +7,7 @@
 //! Using pairs rather than single games removes the opening's bias from the
 //! variance, which is why both fastchess and fishtest do it.
 
-use crate::games::{GameRecord, Outcome};
+use crate::play::game::{GameRecord, Outcome};
 use shakmaty::Color;
 
 /// Two-sided 95% normal quantile.

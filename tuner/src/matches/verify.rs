@@ -11,12 +11,12 @@ use occam::Params;
 use occam_params::render;
 
 use super::runner::{MatchConfig, play_match};
-use super::side::{Field, Side, params_from_files};
 use super::sprt::{Decision, Model, Sprt};
 use super::stats::fmt2;
-use crate::game_args::GameArgs;
 use crate::params_file::write_atomically;
-use crate::uci_engine::EngineSpec;
+use crate::play::args::GameArgs;
+use crate::play::side::{Field, Side, params_from_files};
+use crate::play::uci_engine::EngineSpec;
 
 #[derive(clap::Args)]
 pub struct VerifyArgs {

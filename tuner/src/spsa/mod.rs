@@ -31,18 +31,18 @@ use occam::position::Game;
 use shakmaty::Color;
 
 use crate::external::ParamList;
-use crate::game_args::{BookOrder, GameArgs};
-use crate::games::{
-    Adjudication, GameRecord, Outcome, PlayerFault, TimeControl, pair_score, play_pair,
-};
 use crate::interrupt::{self, Stopped};
 use crate::matches::sprt::{Model, Sprt};
 use crate::matches::verify::VerifyPlan;
 use crate::params_file::{Field, MeasuredBy, load_all, overlay};
-use crate::pgn;
-use crate::pgn::PgnWriter;
+use crate::play::args::{BookOrder, GameArgs};
+use crate::play::game::{
+    Adjudication, GameRecord, Outcome, PlayerFault, TimeControl, pair_score, play_pair,
+};
+use crate::play::pgn;
+use crate::play::pgn::PgnWriter;
+use crate::play::uci_engine::EngineSpec;
 use crate::run_files::{self, WriteLocks};
-use crate::uci_engine::EngineSpec;
 use schedule::Hyper;
 use server::{LeftOut, RunConfig, RunFiles, Server, TunedParam, WorkItem};
 use target::{Candidate, External, InProcess, Slot, Target};

@@ -11,9 +11,9 @@ use occam_params::{MeasuredBy, ParamFile, Selector};
 
 use super::server::TunedParam;
 use crate::external::{Binding, ParamList, bind};
-use crate::games::{EnginePlayer, Player};
 use crate::matches::verify::Contestants;
-use crate::uci_engine::{EngineSpec, UciEngine};
+use crate::play::game::{EnginePlayer, Player};
+use crate::play::uci_engine::{EngineSpec, UciEngine};
 
 /// A tuned parameter's place: file (or list) and entry, and for Occam in-process its
 /// index in the engine's table.

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use occam::Params;
 
-use crate::games::{EnginePlayer, Player};
 pub use crate::params_file::Field;
 use crate::params_file::{ParamFile, load_all, overlay};
-use crate::uci_engine::{EngineSpec, UciEngine};
+use crate::play::game::{EnginePlayer, Player};
+use crate::play::uci_engine::{EngineSpec, UciEngine};
 
 /// One participant. (A handful exist per match: the size of the in-process variant's
 /// parameter table does not matter.)

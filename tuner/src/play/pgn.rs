@@ -11,7 +11,7 @@ use anyhow::{Context, Result, bail};
 use occam::position::{Game, Position, START_FEN};
 use shakmaty::san::{San, SanPlus};
 
-use crate::games::GameRecord;
+use crate::play::game::GameRecord;
 
 /// The PGN text of one game. `tags` come after the seven-tag roster (e.g. the
 /// parameter values each side played with).
@@ -202,7 +202,7 @@ pub fn parse_games(text: &str, chess960: bool) -> Result<Vec<Game>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::{GameRecord, Outcome};
+    use crate::play::game::{GameRecord, Outcome};
 
     #[test]
     fn written_games_read_back_identically() {

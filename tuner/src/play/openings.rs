@@ -89,7 +89,7 @@ pub fn load_book(path: &Path, chess960: bool) -> Result<Vec<Game>> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("pgn"));
     let games = if is_pgn {
-        crate::pgn::parse_games(&text, chess960)
+        crate::play::pgn::parse_games(&text, chess960)
             .with_context(|| format!("opening book {}", path.display()))?
     } else {
         parse_epd(&text, chess960).with_context(|| format!("opening book {}", path.display()))?

@@ -16,7 +16,7 @@ use occam::position::{Game, Position, START_FEN};
 use occam::search::{Limits, Score};
 use shakmaty::{Color, Position as _};
 
-use crate::games::{Player, PlayerFault, PlayerMove};
+use crate::play::game::{Player, PlayerFault, PlayerMove};
 
 /// How long an engine may take to answer `uci` and `isready`.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);

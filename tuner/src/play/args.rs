@@ -10,9 +10,9 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 
-use crate::games::{Adjudication, TimeControl};
-use crate::openings::{self, GeneratorConfig};
-use crate::pgn::PgnWriter;
+use crate::play::game::{Adjudication, TimeControl};
+use crate::play::openings::{self, GeneratorConfig};
+use crate::play::pgn::PgnWriter;
 
 /// Nodes per move when no limit is given: deterministic and fast enough for SPSA.
 pub const DEFAULT_NODES: u64 = 8_000;
