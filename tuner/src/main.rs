@@ -2,12 +2,9 @@
 //! Texel tuning of the evaluation, and export of frozen parameter headers.
 
 mod datagen;
-mod export;
-mod external;
-mod import;
 mod interrupt;
 mod matches;
-mod params_file;
+mod param_files;
 mod play;
 mod plot;
 mod run_files;
@@ -46,9 +43,9 @@ enum Command {
     /// Play self-play games and write quiet positions with their results for Texel tuning.
     Datagen(datagen::Args),
     /// Write the parameter values as a Rust module, a C header or OpenBench SPSA lines.
-    Export(export::Args),
+    Export(param_files::export::Args),
     /// Write a tune's final values (OpenBench, fishtest `name,value`) into parameter files.
-    Import(import::Args),
+    Import(param_files::import::Args),
 }
 
 fn main() {
@@ -66,8 +63,8 @@ fn main() {
         Command::Verify(args) => matches::verify(args),
         Command::Texel(args) => texel::run(args),
         Command::Datagen(args) => datagen::run(args),
-        Command::Export(args) => export::run(args),
-        Command::Import(args) => import::run(args),
+        Command::Export(args) => param_files::export::run(args),
+        Command::Import(args) => param_files::import::run(args),
     };
     if let Err(e) = result {
         if e.is::<interrupt::Stopped>() {

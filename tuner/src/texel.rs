@@ -44,7 +44,7 @@ use rayon::prelude::*;
 use shakmaty::{Move, Position as _, Role};
 
 use crate::datagen::{self, RECORD};
-use crate::params_file::{Field, ParamFile, Selector, overlay};
+use crate::param_files::{Field, ParamFile, Selector, overlay};
 use crate::run_files::{self, WriteLocks};
 
 #[derive(clap::Args)]

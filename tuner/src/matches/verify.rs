@@ -13,7 +13,7 @@ use occam_params::render;
 use super::runner::{MatchConfig, play_match};
 use super::sprt::{Decision, Model, Sprt};
 use super::stats::fmt2;
-use crate::params_file::write_atomically;
+use crate::param_files::write_atomically;
 use crate::play::args::GameArgs;
 use crate::play::side::{Field, Side, params_from_files};
 use crate::play::uci_engine::EngineSpec;

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use occam::Params;
 
-pub use crate::params_file::Field;
-use crate::params_file::{ParamFile, load_all, overlay};
+pub use crate::param_files::Field;
+use crate::param_files::{ParamFile, load_all, overlay};
 use crate::play::game::{EnginePlayer, Player};
 use crate::play::uci_engine::{EngineSpec, UciEngine};
 

@@ -10,6 +10,7 @@
 //! for the journal and resume, `target` for what differs between Occam in-process and
 //! an external engine, `report` for the final table.
 
+mod binding;
 mod report;
 pub mod schedule;
 pub mod server;
@@ -30,11 +31,11 @@ use occam::params::FROZEN;
 use occam::position::Game;
 use shakmaty::Color;
 
-use crate::external::ParamList;
 use crate::interrupt::{self, Stopped};
 use crate::matches::sprt::{Model, Sprt};
 use crate::matches::verify::VerifyPlan;
-use crate::params_file::{Field, MeasuredBy, load_all, overlay};
+use crate::param_files::lists::ParamList;
+use crate::param_files::{Field, MeasuredBy, load_all, overlay};
 use crate::play::args::{BookOrder, GameArgs};
 use crate::play::game::{
     Adjudication, GameRecord, Outcome, PlayerFault, TimeControl, pair_score, play_pair,
@@ -367,7 +368,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
             Target::InProcess(_) => "Occam (in-process)".to_string(),
             Target::External(t) => format!("engine '{}' ({})", t.spec.name, t.spec.cmd),
         },
-        crate::params_file::paths_text(&server.config.files, ", "),
+        crate::param_files::paths_text(&server.config.files, ", "),
         server.config.hyper.pairs,
         r_end_text(&server.config),
         server.config.games,
@@ -478,7 +479,7 @@ fn open_run(args: &Args, config: RunConfig, run_files: &RunFiles) -> Result<Serv
         if was.files != config.files || was.games != config.games {
             bail!(
                 "--resume must use the run's own files and game options: {} with {}",
-                crate::params_file::paths_text(&was.files, " "),
+                crate::param_files::paths_text(&was.files, " "),
                 was.games
             );
         }
@@ -643,7 +644,7 @@ fn finish(plan: TunePlan, server: Server) -> Result<()> {
         eprintln!(
             "wrote {} to {}",
             what_finish_writes(&server, output),
-            crate::params_file::paths_text(&target.paths(), ", ")
+            crate::param_files::paths_text(&target.paths(), ", ")
         );
     }
     if let Some(verify) = verify {

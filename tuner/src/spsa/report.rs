@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::Output;
 use super::server::{LeftOut, RunFiles, Server};
-use crate::params_file::write_atomically;
+use crate::param_files::write_atomically;
 
 #[derive(Serialize)]
 pub struct Row {

@@ -27,7 +27,7 @@ use rand_distr::{Bernoulli, Distribution};
 use serde::{Deserialize, Serialize};
 
 use super::schedule::{Gains, Hyper, Realised, realise, step};
-use crate::params_file::write_atomically;
+use crate::param_files::write_atomically;
 
 /// One tuned parameter as the server sees it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

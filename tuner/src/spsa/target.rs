@@ -9,9 +9,10 @@ use occam::Params;
 use occam::params::PARAM_SPECS;
 use occam_params::{MeasuredBy, ParamFile, Selector};
 
+use super::binding::{Binding, bind};
 use super::server::TunedParam;
-use crate::external::{Binding, ParamList, bind};
 use crate::matches::verify::Contestants;
+use crate::param_files::lists::ParamList;
 use crate::play::game::{EnginePlayer, Player};
 use crate::play::uci_engine::{EngineSpec, UciEngine};
 

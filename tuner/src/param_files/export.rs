@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use occam_params::render;
 
-use crate::params_file::{self, ParamFile};
+use super::{ParamFile, load_all, write_atomically};
 use crate::run_files;
 
 /// Output format of the export.
@@ -54,7 +54,7 @@ pub fn render(files: &[ParamFile], format: Format, provenance: &[String]) -> Str
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let files = params_file::load_all(&args.files)?;
+    let files = load_all(&args.files)?;
     let sources: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
     let mut provenance = vec![format!(
         "Exported by `tuner export` from {}.",
@@ -66,7 +66,7 @@ pub fn run(args: Args) -> Result<()> {
         Some(path) => {
             run_files::refuse_params_folder(path, "--output")?;
             let _lock = run_files::WriteLocks::acquire(&[path])?;
-            params_file::write_atomically(path, &text)
+            write_atomically(path, &text)
                 .with_context(|| format!("cannot write the export to {}", path.display()))
         }
         None => {
@@ -85,7 +85,7 @@ mod tests {
 
     fn shipped() -> Vec<ParamFile> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../params");
-        params_file::load_all(&[dir.join("search.json"), dir.join("eval.json")]).unwrap()
+        load_all(&[dir.join("search.json"), dir.join("eval.json")]).unwrap()
     }
 
     #[test]

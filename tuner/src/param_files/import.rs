@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::external::{ParamList, number_text};
+use super::lists::{ParamList, number_text};
 use crate::run_files::WriteLocks;
 
 #[derive(clap::Args)]
@@ -212,10 +212,7 @@ pub fn run(args: Args) -> Result<()> {
         if args.dry_run {
             String::new()
         } else {
-            format!(
-                "; wrote {}",
-                crate::params_file::paths_text(&args.files, ", ")
-            )
+            format!("; wrote {}", super::paths_text(&args.files, ", "))
         }
     );
     Ok(())
