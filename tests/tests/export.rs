@@ -61,8 +61,9 @@ fn rust_format_written_with_o_compiles_and_carries_provenance() {
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("// SPRT: H1 accepted"), "{text}");
     assert!(text.contains("params/search.json"), "{text}");
-    // Each declaration's text is checked by tuner/src/param_files/export.rs's unit tests; here: the
-    // binary writes one per parameter, and they compile.
+    // Each declaration's text is checked by the unit tests of
+    // tuner/src/param_files/export.rs; here: the binary writes one per parameter, and
+    // they compile.
     assert_eq!(text.matches("pub const ").count(), PARAM_SPECS.len());
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let status = Command::new(rustc)
