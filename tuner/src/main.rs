@@ -2,6 +2,7 @@
 //! Texel tuning of the evaluation, and export of frozen parameter headers.
 
 mod datagen;
+mod datagen_file;
 mod interrupt;
 mod matches;
 mod param_files;

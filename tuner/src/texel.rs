@@ -43,7 +43,7 @@ use occam::position::Position;
 use rayon::prelude::*;
 use shakmaty::{Move, Position as _, Role};
 
-use crate::datagen::{self, RECORD};
+use crate::datagen_file::{self, RECORD};
 use crate::param_files::{Field, ParamFile, Selector, overlay};
 use crate::run_files::{self, WriteLocks};
 
@@ -234,7 +234,7 @@ fn peak_memory() -> String {
 
 // Reading and merging positions
 
-/// One position as read: its record (see `datagen::pack_record`) and its split group.
+/// One position as read: its record (see `datagen_file::pack_record`) and its split group.
 struct Entry {
     rec: [u8; RECORD],
     group: u64,
@@ -302,7 +302,7 @@ fn load_positions(args: &Args, params: &Params) -> Result<(Set, Set)> {
 fn read_file(path: &Path, file_index: u64) -> Result<Vec<Entry>> {
     let bytes = std::fs::read(path)
         .with_context(|| format!("cannot read positions file {}", path.display()))?;
-    if bytes.starts_with(datagen::MAGIC) {
+    if bytes.starts_with(datagen_file::MAGIC) {
         let mut records = Vec::new();
         let mut visit = |game: u64, recs: &[u8]| {
             for rec in recs.chunks_exact(RECORD) {
@@ -312,7 +312,8 @@ fn read_file(path: &Path, file_index: u64) -> Result<Vec<Entry>> {
                 });
             }
         };
-        let contents = datagen::scan(&mut std::io::Cursor::new(&bytes), path, Some(&mut visit))?;
+        let contents =
+            datagen_file::scan(&mut std::io::Cursor::new(&bytes), path, Some(&mut visit))?;
         if contents.partial_tail > 0 {
             eprintln!(
                 "texel: {}: {} complete games read, an unfinished one at the end skipped (a run still going or killed)",
@@ -324,7 +325,7 @@ fn read_file(path: &Path, file_index: u64) -> Result<Vec<Entry>> {
         if let Some((i, e)) = records
             .par_iter()
             .enumerate()
-            .find_map_any(|(i, e)| datagen::unpack_record(&e.rec).err().map(|e| (i, e)))
+            .find_map_any(|(i, e)| datagen_file::unpack_record(&e.rec).err().map(|e| (i, e)))
         {
             bail!("{}: position record {i} is damaged: {e}", path.display());
         }
@@ -340,13 +341,14 @@ fn read_file(path: &Path, file_index: u64) -> Result<Vec<Entry>> {
     parsed
         .into_par_iter()
         .map(|(line, pos, result)| {
-            let rec = datagen::try_pack_record(&pos, (result * 2.0) as u8, None).map_err(|e| {
-                anyhow::anyhow!(
-                    "{} line {}: cannot store the position: {e}",
-                    path.display(),
-                    line + 1
-                )
-            })?;
+            let rec =
+                datagen_file::try_pack_record(&pos, (result * 2.0) as u8, None).map_err(|e| {
+                    anyhow::anyhow!(
+                        "{} line {}: cannot store the position: {e}",
+                        path.display(),
+                        line + 1
+                    )
+                })?;
             Ok(Entry {
                 rec,
                 group: (file_index << 40) ^ (line / TEXT_GROUP_LINES) as u64,
@@ -365,20 +367,22 @@ struct Merged {
     group: u64,
 }
 
-/// Sorts by position (the first 24 record bytes, counters excluded) and merges equal
+/// Sorts by position (the record's position key, counters excluded) and merges equal
 /// ones: mean result, mean score, the first copy's split group.
 fn merge_duplicates(mut entries: Vec<Entry>) -> Vec<Merged> {
-    entries.par_sort_by(|a, b| a.rec[..24].cmp(&b.rec[..24]));
+    fn key(e: &Entry) -> &[u8] {
+        datagen_file::position_key(&e.rec)
+    }
+    entries.par_sort_by(|a, b| key(a).cmp(key(b)));
     let mut out: Vec<Merged> = Vec::with_capacity(entries.len());
     let mut i = 0;
     while i < entries.len() {
         let mut j = i;
         let (mut results, mut scores, mut scored) = (0.0f64, 0.0f64, 0u32);
-        while j < entries.len() && entries[j].rec[..24] == entries[i].rec[..24] {
+        while j < entries.len() && key(&entries[j]) == key(&entries[i]) {
             let r = &entries[j].rec;
-            results += f64::from(r[24]) / 2.0;
-            let s = i16::from_le_bytes([r[26], r[27]]);
-            if s != i16::MIN {
+            results += f64::from(datagen_file::result_half_points(r)) / 2.0;
+            if let Some(s) = datagen_file::score(r) {
                 scores += f64::from(s);
                 scored += 1;
             }
@@ -402,7 +406,7 @@ fn merge_duplicates(mut entries: Vec<Entry>) -> Vec<Merged> {
 
 /// The position of a record already checked by `read_file`.
 fn decode(rec: &[u8; RECORD]) -> Position {
-    datagen::unpack_record(rec)
+    datagen_file::unpack_record(rec)
         .expect("records are checked when read")
         .position
 }
@@ -1148,7 +1152,7 @@ mod tests {
         for fen in fens {
             let p = Position::from_fen(fen, false).unwrap();
             set.push(Merged {
-                rec: datagen::pack_record(&p, 1, None),
+                rec: datagen_file::pack_record(&p, 1, None),
                 result: 0.5,
                 score: f32::NAN,
                 group: 0,
@@ -1300,31 +1304,30 @@ mod tests {
         assert_eq!(set.target, vec![1.0, 0.0, 0.5]);
     }
 
-    /// A small datagen file (2 games) in `dir`.
+    /// A small datagen file in `dir`: the positions of two games (none in both), each
+    /// with its game's result and a score.
     fn datagen_file(dir: &Path) -> PathBuf {
-        use clap::Parser;
-        #[derive(clap::Parser)]
-        struct Cli {
-            #[command(flatten)]
-            args: datagen::Args,
+        let games = [
+            (2, ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4"]),
+            (1, ["d2d4", "d7d5", "c2c4", "e7e6", "b1c3", "g8f6", "c1g5"]),
+        ];
+        let mut bytes = datagen_file::header("texel test");
+        for (index, (result, moves)) in games.into_iter().enumerate() {
+            let mut game = occam::position::Game::new(Position::startpos());
+            let mut positions = Vec::new();
+            for (ply, m) in moves.iter().enumerate() {
+                game.play_uci(m).unwrap();
+                positions.push((game.position.clone(), 10 * ply as i32 - 30));
+            }
+            bytes.extend(datagen_file::game_block(
+                index as u64,
+                result,
+                moves.len(),
+                &positions,
+            ));
         }
         let out = dir.join("games.bin");
-        let argv = [
-            "datagen",
-            "-o",
-            out.to_str().unwrap(),
-            "--games",
-            "2",
-            "--nodes",
-            "150",
-            "--max-plies",
-            "30",
-            "--skip-plies",
-            "2",
-            "--threads",
-            "1",
-        ];
-        datagen::run(Cli::try_parse_from(argv).unwrap().args).unwrap();
+        std::fs::write(&out, bytes).unwrap();
         out
     }
 
@@ -1336,8 +1339,8 @@ mod tests {
         assert!(binary.len() > 4);
         // Text: two binary positions again (one with another result and other
         // counters), one new position twice with results 1.0 and 0.0.
-        let first = datagen::unpack_record(&binary[0].rec).unwrap();
-        let second = datagen::unpack_record(&binary[1].rec).unwrap();
+        let first = datagen_file::unpack_record(&binary[0].rec).unwrap();
+        let second = datagen_file::unpack_record(&binary[1].rec).unwrap();
         let other_counters = first.position.fen().replace(" 0 ", " 3 ");
         let text = dir.join("legacy.txt");
         std::fs::write(
@@ -1355,7 +1358,10 @@ mod tests {
         let total = entries.len();
         let merged = merge_duplicates(entries);
         let distinct_binary = {
-            let mut keys: Vec<_> = binary.iter().map(|e| e.rec[..24].to_vec()).collect();
+            let mut keys: Vec<_> = binary
+                .iter()
+                .map(|e| datagen_file::position_key(&e.rec).to_vec())
+                .collect();
             keys.sort();
             keys.dedup();
             keys.len()
@@ -1363,8 +1369,11 @@ mod tests {
         assert_eq!(total, binary.len() + 4);
         assert_eq!(merged.len(), distinct_binary + 1);
         let find = |fen: &str| {
-            let key = datagen::pack_record(&Position::from_fen(fen, false).unwrap(), 0, None);
-            merged.iter().find(|m| m.rec[..24] == key[..24]).unwrap()
+            let key = datagen_file::pack_record(&Position::from_fen(fen, false).unwrap(), 0, None);
+            merged
+                .iter()
+                .find(|m| datagen_file::position_key(&m.rec) == datagen_file::position_key(&key))
+                .unwrap()
         };
         let pawns = find("4k3/8/8/8/8/8/PP4PP/4K3 w - - 0 1");
         assert_eq!(pawns.result, 0.5);
@@ -1374,7 +1383,9 @@ mod tests {
         assert_eq!(f.score, first.score.unwrap() as f32);
         let copies = binary
             .iter()
-            .filter(|e| e.rec[..24] == binary[0].rec[..24])
+            .filter(|e| {
+                datagen_file::position_key(&e.rec) == datagen_file::position_key(&binary[0].rec)
+            })
             .count() as f64;
         let mean = (first.result * copies + 1.0) / (copies + 1.0);
         assert!((f64::from(f.result) - mean).abs() < 1e-6);
