@@ -12,3 +12,10 @@ pub fn scratch_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// The repository's parameter file `name` (e.g. `eval.json`).
+pub fn repo_params(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../params")
+        .join(name)
+}
