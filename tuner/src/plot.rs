@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 use plotters::prelude::*;
 
 use crate::run_files::{self, WriteLocks};
-use crate::spsa::server::{by_movement, trajectories};
+use crate::spsa::journal::{by_movement, trajectories};
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -7,10 +7,12 @@
 //! with its own hash table, or two long-lived engine processes set by `setoption`),
 //! take a work item, play the colour-swapped pair without any lock held, and hand back
 //! the result. See `schedule` for the gains and the integer perturbations, `server`
-//! for the journal and resume, `target` for what differs between Occam in-process and
-//! an external engine, `report` for the final table.
+//! for θ and resume, `journal` for the run's files on disk, `target` for what differs
+//! between Occam in-process and an external engine (`binding` for how a listed
+//! parameter reaches an engine's option), `report` for the final table.
 
 mod binding;
+pub mod journal;
 mod report;
 pub mod schedule;
 pub mod server;
@@ -44,8 +46,9 @@ use crate::play::pgn;
 use crate::play::pgn::PgnWriter;
 use crate::play::uci_engine::EngineSpec;
 use crate::run_files::{self, WriteLocks};
+use journal::{LeftOut, RunConfig, RunFiles, TunedParam};
 use schedule::Hyper;
-use server::{LeftOut, RunConfig, RunFiles, Server, TunedParam, WorkItem};
+use server::{Server, WorkItem};
 use target::{Candidate, External, InProcess, Slot, Target};
 
 /// The run's `r_end`: one figure when every tuned parameter has the same, else its range.
@@ -837,7 +840,7 @@ impl Progress {
         let games = 2 * (server.pairs_done() - self.pairs_at_start);
         let rate = games as f64 / self.started.elapsed().as_secs_f64().max(1e-3);
         // The parameters that moved most, in units of their c_end.
-        let movers: Vec<String> = server::by_movement(&server.config.params, &s.theta)
+        let movers: Vec<String> = journal::by_movement(&server.config.params, &s.theta)
             .into_iter()
             .take(3)
             .map(|i| {

@@ -6,7 +6,8 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Output;
-use super::server::{LeftOut, RunFiles, Server};
+use super::journal::{LeftOut, RunFiles};
+use super::server::Server;
 use crate::param_files::write_atomically;
 
 #[derive(Serialize)]

@@ -1,108 +1,31 @@
 //! The SPSA parameter server: the one object that owns θ, the iteration counter, the
-//! random streams and the journal. Workers take a [`WorkItem`], play the pair without
-//! holding any lock, and hand the pentanomial result back to [`Server::apply`]
+//! random streams and the run's journal. Workers take a [`WorkItem`], play the pair
+//! without holding any lock, and hand the pentanomial result back to [`Server::apply`]
 //! (asynchronous SPSA, as fishtest does).
 //!
 //! Everything random about iteration k (flips, rounding) comes from a stream seeded by
 //! (seed, k), so a run is reproducible, and a resumed run re-issues exactly the
 //! iterations that were in flight when it was killed.
 //!
-//! The journal is the truth; the checkpoint only saves replaying it. A checkpoint names
-//! the journal it belongs to (a hash of the journal's header line, which carries a
-//! fresh nonce per run) and is written right after the header, so a checkpoint left
-//! behind by another run can never be adopted. The state moves only after its pair is
-//! in the journal, and after a failed write the journal takes nothing more, so the file
-//! always ends on a pair it can be resumed from.
+//! The run is recorded in its journal (see [`super::journal`]): the state moves only
+//! after its pair is in the journal, and after a failed write the journal takes
+//! nothing more, so the file always ends on a pair it can be resumed from. A resumed
+//! run starts from its checkpoint and replays the journal's pairs after it.
 
 use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, anyhow, bail};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Bernoulli, Distribution};
-use serde::{Deserialize, Serialize};
 
-use super::schedule::{Gains, Hyper, Realised, realise, step};
-use crate::param_files::write_atomically;
-
-/// One tuned parameter as the server sees it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TunedParam {
-    pub name: String,
-    pub start: f64,
-    pub min: i32,
-    pub max: i32,
-    pub c_end: f64,
-    pub r_end: f64,
-}
-
-impl TunedParam {
-    /// How far `theta` lies from the start, in units of `c_end` (signed).
-    pub fn change_c_end(&self, theta: f64) -> f64 {
-        (theta - self.start) / self.c_end
-    }
-}
-
-/// The indices of `params`, those whose `theta` moved furthest from their start (in
-/// units of `c_end`) first; equal movers keep the run's order.
-pub fn by_movement(params: &[TunedParam], theta: &[f64]) -> Vec<usize> {
-    let moved = |i: usize| params[i].change_c_end(theta[i]).abs();
-    let mut order: Vec<usize> = (0..params.len()).collect();
-    order.sort_by(|&a, &b| moved(b).total_cmp(&moved(a)));
-    order
-}
-
-impl From<&occam_params::Param> for TunedParam {
-    /// A file entry as a run tunes it: from its current `value`.
-    fn from(e: &occam_params::Param) -> TunedParam {
-        TunedParam {
-            name: e.name.clone(),
-            start: f64::from(e.value),
-            min: e.min,
-            max: e.max,
-            c_end: e.c_end,
-            r_end: e.r_end,
-        }
-    }
-}
-
-/// What defines a run; stored as the journal's first line and checked on resume.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunConfig {
-    pub version: u32,
-    pub files: Vec<PathBuf>,
-    pub params: Vec<TunedParam>,
-    pub hyper: Hyper,
-    pub seed: u64,
-    /// Fraction of the run (at its end) over which θ is averaged.
-    pub average_fraction: f64,
-    /// The game settings, as a description (limits, openings, hash).
-    pub games: String,
-    pub openings: usize,
-    /// Drawn afresh for every new run, so that two runs with the same settings still
-    /// have different headers (a checkpoint is bound to its journal's header).
-    #[serde(default)]
-    pub nonce: u64,
-    /// Parameters of the files that this run does not tune because its games cannot
-    /// measure them (clock-only parameters in fixed-node games), with the reason.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub left_out: Vec<LeftOut>,
-    /// The external UCI engine the run tunes (command, arguments, options); absent for
-    /// Occam in-process.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub engine: Option<String>,
-}
-
-/// A parameter a run leaves out, and why.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LeftOut {
-    pub name: String,
-    pub reason: String,
-}
+use super::journal::{
+    self, Journal, JournalSink, PairRecord, RunConfig, RunFiles, State, read_checkpoint,
+    read_journal,
+};
+use super::schedule::{Gains, Realised, realise, step};
 
 /// One game pair to play.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,153 +43,6 @@ impl WorkItem {
     }
     pub fn minus(&self) -> Vec<i32> {
         self.realised.iter().map(|r| r.minus).collect()
-    }
-}
-
-/// One finished pair, as written to the journal.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct PairRecord {
-    seq: u64,
-    k: u64,
-    flips: Vec<i8>,
-    plus: Vec<i32>,
-    minus: Vec<i32>,
-    /// Half points θ+ scored over the pair, 0..=4 (the pentanomial index).
-    penta: u8,
-    /// θ+'s wins, draws and losses over the two games.
-    wdl: [u64; 3],
-    /// θ after this update (for plots and for checking a replay).
-    theta: Vec<f64>,
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
-enum JournalLine {
-    Header(RunConfig),
-    Pair(PairRecord),
-}
-
-/// The checkpoint file: the state after `state.seq` journaled pairs, and the identity
-/// of the journal it belongs to.
-#[derive(Serialize, Deserialize)]
-struct Checkpoint {
-    /// [`header_id`] of the journal's header line.
-    journal: String,
-    state: State,
-}
-
-/// Identifies a journal by its header line (FNV-1a, stable across builds).
-fn header_id(header_line: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in header_line.trim_end().bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
-}
-
-/// Where journal lines go: the journal file or, in tests, a writer that fails on cue.
-pub trait JournalSink: Send {
-    /// Appends one whole line (one write call, so a failure tears at most this line).
-    fn append(&mut self, line: &[u8]) -> std::io::Result<()>;
-    /// Cuts the journal back to `len` bytes (drops what a failed append left).
-    fn truncate(&mut self, len: u64) -> std::io::Result<()>;
-    /// Makes everything appended durable (before a checkpoint refers to it).
-    fn sync(&self) -> std::io::Result<()>;
-}
-
-impl JournalSink for File {
-    fn append(&mut self, line: &[u8]) -> std::io::Result<()> {
-        self.write_all(line)?;
-        self.flush()
-    }
-    fn truncate(&mut self, len: u64) -> std::io::Result<()> {
-        self.set_len(len)
-    }
-    fn sync(&self) -> std::io::Result<()> {
-        self.sync_data()
-    }
-}
-
-/// The server state that a checkpoint holds.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct State {
-    /// Results applied so far (the journal sequence number of the last one).
-    pub seq: u64,
-    pub theta: Vec<f64>,
-    /// Sum and count of θ over the averaging window.
-    pub average_sum: Vec<f64>,
-    pub average_count: u64,
-    pub min_seen: Vec<f64>,
-    pub max_seen: Vec<f64>,
-    /// θ+ results: wins, draws, losses (games) and pentanomial pair counts.
-    pub wdl: [u64; 3],
-    pub penta: [u64; 5],
-    /// Every iteration k ≤ `done_below` is finished, plus those in `done_above`.
-    pub done_below: u64,
-    pub done_above: BTreeSet<u64>,
-}
-
-/// Journal, checkpoint and result files of a run, derived from the first parameter file.
-#[derive(Clone, Debug)]
-pub struct RunFiles {
-    pub journal: PathBuf,
-    pub checkpoint: PathBuf,
-}
-
-impl RunFiles {
-    pub fn new(journal: PathBuf) -> RunFiles {
-        let checkpoint = journal.with_extension("checkpoint.json");
-        RunFiles {
-            journal,
-            checkpoint,
-        }
-    }
-
-    /// `params/search.json` → `runs/search.spsa.jsonl`: in the run folder, never
-    /// beside the parameter files (the engine's build reads their folder).
-    pub fn default_journal(first_file: &Path) -> PathBuf {
-        let stem = first_file.file_stem().unwrap_or_default().to_string_lossy();
-        crate::run_files::in_run_dir(format!("{stem}.spsa.jsonl"))
-    }
-
-    /// A sibling of the journal with another suffix (`csv`, `result.json`).
-    pub fn sibling(&self, extension: &str) -> PathBuf {
-        self.journal.with_extension(extension)
-    }
-
-    /// Every file of a run: journal, checkpoint, table, result and plot.
-    fn all(&self) -> Vec<PathBuf> {
-        vec![
-            self.journal.clone(),
-            self.checkpoint.clone(),
-            self.sibling("csv"),
-            self.sibling("result.json"),
-            self.sibling("svg"),
-        ]
-    }
-
-    /// `--restart`: moves every file of the earlier run aside as `<name>.old.N`, with the
-    /// first N that none of them uses yet, so no earlier journal is ever overwritten.
-    /// Returns N, or `None` when there was nothing to move.
-    pub fn rotate(&self) -> Result<Option<u32>> {
-        let present: Vec<PathBuf> = self.all().into_iter().filter(|p| p.exists()).collect();
-        if present.is_empty() {
-            return Ok(None);
-        }
-        let aside = |p: &Path, n: u32| PathBuf::from(format!("{}.old.{n}", p.display()));
-        let n = (1..)
-            .find(|&n| self.all().iter().all(|p| !aside(p, n).exists()))
-            .expect("a free number");
-        for p in &present {
-            // A hard link never replaces an existing file; the original goes only once
-            // its copy is in place.
-            let to = aside(p, n);
-            std::fs::hard_link(p, &to)
-                .or_else(|_| std::fs::copy(p, &to).map(|_| ()))
-                .and_then(|()| std::fs::remove_file(p))
-                .with_context(|| format!("--restart: cannot move {} aside", p.display()))?;
-        }
-        Ok(Some(n))
     }
 }
 
@@ -321,27 +97,9 @@ impl Server {
             ));
         };
         config.nonce = fresh_nonce();
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&f.journal)
-            .with_context(|| format!("cannot create journal {}", f.journal.display()))?;
-        let header = format!(
-            "{}\n",
-            serde_json::to_string(&JournalLine::Header(config.clone()))?
-        );
-        file.write_all(header.as_bytes())
-            .and_then(|()| file.sync_all())
-            .with_context(|| format!("cannot write journal {}", f.journal.display()))?;
-        let id = header_id(&header);
-        let mut server = Server::assemble(
-            config,
-            state,
-            Some(Box::new(file)),
-            header.len() as u64,
-            id,
-            files,
-        );
+        let (file, header_len, id) = journal::create(&f.journal, &config)?;
+        let mut server =
+            Server::assemble(config, state, Some(Box::new(file)), header_len, id, files);
         server.checkpoint()?;
         Ok(server)
     }
@@ -510,7 +268,7 @@ impl Server {
         let mut state = self.state.clone();
         let record = self.update(&mut state, item.k, &item.flips, &item.realised, penta, wdl);
         if let Some(journal) = &mut self.journal {
-            let line = format!("{}\n", serde_json::to_string(&JournalLine::Pair(record))?);
+            let line = journal::pair_line(record)?;
             if let Err(e) = journal.append(line.as_bytes()) {
                 self.journal_failed = true;
                 let _ = journal.truncate(self.journal_len);
@@ -625,11 +383,7 @@ impl Server {
         self.last_checkpoint = Instant::now();
         if let (Some(files), Some(journal)) = (&self.files, &self.journal) {
             journal.sync()?;
-            let checkpoint = Checkpoint {
-                journal: self.journal_id.clone(),
-                state: self.state.clone(),
-            };
-            write_atomically(&files.checkpoint, &serde_json::to_string(&checkpoint)?)?;
+            journal::write_checkpoint(files, &self.journal_id, &self.state)?;
         }
         Ok(())
     }
@@ -653,33 +407,6 @@ impl Server {
     }
 }
 
-/// The state in the run's checkpoint, if there is one; a checkpoint of another journal
-/// (or of an older format that names none) is refused.
-fn read_checkpoint(files: &RunFiles, journal_id: &str) -> Result<Option<State>> {
-    let text = match std::fs::read_to_string(&files.checkpoint) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(e).with_context(|| format!("cannot read {}", files.checkpoint.display()));
-        }
-    };
-    let remedy = "remove it and resume again (the journal alone replays the run)";
-    let checkpoint: Checkpoint = serde_json::from_str(&text).map_err(|_| {
-        anyhow!(
-            "{} is not a checkpoint bound to a journal (damaged, or written by an older tuner): {remedy}",
-            files.checkpoint.display()
-        )
-    })?;
-    if checkpoint.journal != journal_id {
-        bail!(
-            "{} belongs to another run than journal {} (a stale checkpoint left by an earlier run): {remedy}",
-            files.checkpoint.display(),
-            files.journal.display()
-        );
-    }
-    Ok(Some(checkpoint.state))
-}
-
 /// A new run's nonce: the clock and the process id, mixed.
 fn fresh_nonce() -> u64 {
     let nanos = SystemTime::now()
@@ -697,112 +424,13 @@ fn iteration_rng(seed: u64, k: u64) -> StdRng {
     StdRng::seed_from_u64(z ^ (z >> 31))
 }
 
-/// A journal as read back.
-struct Journal {
-    config: RunConfig,
-    records: Vec<PairRecord>,
-    /// Byte length of the intact part (a final line torn by a kill is left out).
-    good_len: u64,
-    /// [`header_id`] of the header line.
-    id: String,
-}
-
-/// Reads a journal: its header, the pairs, and the byte length of the intact part.
-fn read_journal(path: &Path) -> Result<Journal> {
-    let file = File::open(path).with_context(|| {
-        format!(
-            "cannot resume: no journal at {} (start the run without --resume)",
-            path.display()
-        )
-    })?;
-    let mut reader = BufReader::new(file);
-    let mut config = None;
-    let mut id = String::new();
-    let mut records = Vec::new();
-    let mut good_len = 0u64;
-    let mut line = String::new();
-    let mut number = 0;
-    loop {
-        line.clear();
-        let read = reader.read_line(&mut line)?;
-        if read == 0 {
-            break;
-        }
-        number += 1;
-        let complete = line.ends_with('\n');
-        match serde_json::from_str::<JournalLine>(line.trim_end()) {
-            Ok(JournalLine::Header(c)) if number == 1 && complete => {
-                id = header_id(&line);
-                config = Some(c)
-            }
-            Ok(JournalLine::Pair(r)) if config.is_some() && complete => {
-                if r.seq != records.len() as u64 + 1 {
-                    bail!(
-                        "{} line {number}: pair sequence {} follows {}",
-                        path.display(),
-                        r.seq,
-                        records.len()
-                    );
-                }
-                records.push(r)
-            }
-            _ if !complete => break, // torn final line
-            _ => bail!(
-                "{} line {number} is not a journal record of this tuner",
-                path.display()
-            ),
-        }
-        good_len += read as u64;
-    }
-    let config = config
-        .with_context(|| format!("{} has no run header: not an SPSA journal", path.display()))?;
-    Ok(Journal {
-        config,
-        records,
-        good_len,
-        id,
-    })
-}
-
-/// The θ trajectories recorded in a journal: parameter names and, per pair, θ.
-pub fn trajectories(path: &Path) -> Result<(RunConfig, Vec<Vec<f64>>)> {
-    let journal = read_journal(path)?;
-    Ok((
-        journal.config,
-        journal.records.into_iter().map(|r| r.theta).collect(),
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    pub fn config(params: Vec<TunedParam>, pairs: u64, seed: u64) -> RunConfig {
-        RunConfig {
-            version: 1,
-            files: vec![],
-            params,
-            hyper: Hyper::new(pairs, None, Hyper::ALPHA, Hyper::GAMMA),
-            seed,
-            average_fraction: 0.25,
-            games: "synthetic".into(),
-            openings: 10,
-            nonce: 0,
-            left_out: Vec::new(),
-            engine: None,
-        }
-    }
-
-    fn param(name: &str, start: f64) -> TunedParam {
-        TunedParam {
-            name: name.into(),
-            start,
-            min: 0,
-            max: 200,
-            c_end: 4.0,
-            r_end: 0.01,
-        }
-    }
+    use crate::spsa::journal::tests::{config, param};
+    use crate::spsa::journal::trajectories;
+    use std::io::Write;
+    use std::path::PathBuf;
 
     /// A synthetic "game pair": θ+ scores better the closer it is to `optimum`. Returns
     /// the pentanomial index from a deterministic hash of k.
@@ -1079,34 +707,6 @@ mod tests {
         assert!(resumed.next_work().is_none());
         assert_eq!(resumed.state, straight.state);
         assert_eq!(trajectories(&files.journal).unwrap().1.len(), 60);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn restart_moves_every_file_aside_without_overwriting() {
-        let dir = scratch("rotate");
-        let files = RunFiles::new(dir.join("run.spsa.jsonl"));
-        assert_eq!(files.rotate().unwrap(), None);
-        for round in 1..=3u32 {
-            drop(
-                Server::new(
-                    config(vec![param("a", 100.0)], 5, round.into()),
-                    Some(files.clone()),
-                )
-                .unwrap(),
-            );
-            std::fs::write(files.sibling("csv"), format!("table {round}")).unwrap();
-            assert_eq!(files.rotate().unwrap(), Some(round));
-            assert!(!files.journal.exists() && !files.checkpoint.exists());
-        }
-        for round in 1..=3u32 {
-            let old = |p: &Path| PathBuf::from(format!("{}.old.{round}", p.display()));
-            let table = std::fs::read_to_string(old(&files.sibling("csv"))).unwrap();
-            assert_eq!(table, format!("table {round}"));
-            let (cfg, _) = trajectories(&old(&files.journal)).unwrap();
-            assert_eq!(cfg.seed, u64::from(round));
-            assert!(old(&files.checkpoint).exists());
-        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -10,7 +10,7 @@ use occam::params::PARAM_SPECS;
 use occam_params::{MeasuredBy, ParamFile, Selector};
 
 use super::binding::{Binding, bind};
-use super::server::TunedParam;
+use super::journal::TunedParam;
 use crate::matches::verify::Contestants;
 use crate::param_files::lists::ParamList;
 use crate::play::game::{EnginePlayer, Player};
