@@ -13,21 +13,17 @@
 
 mod binding;
 pub mod journal;
+mod progress;
 mod report;
 pub mod schedule;
 pub mod server;
 pub mod target;
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
-
-use std::collections::BTreeMap;
 
 use anyhow::{Context, Result, bail};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use occam::Params;
 use occam::params::FROZEN;
 use occam::position::Game;
@@ -39,14 +35,13 @@ use crate::matches::verify::VerifyPlan;
 use crate::param_files::lists::ParamList;
 use crate::param_files::{Field, MeasuredBy, load_all, overlay};
 use crate::play::args::{BookOrder, GameArgs};
-use crate::play::game::{
-    Adjudication, GameRecord, Outcome, PlayerFault, TimeControl, pair_score, play_pair,
-};
+use crate::play::game::{Adjudication, GameRecord, Outcome, TimeControl, pair_score, play_pair};
 use crate::play::pgn;
 use crate::play::pgn::PgnWriter;
 use crate::play::uci_engine::EngineSpec;
 use crate::run_files::{self, WriteLocks};
 use journal::{LeftOut, RunConfig, RunFiles, TunedParam};
+use progress::Progress;
 use schedule::Hyper;
 use server::{Server, WorkItem};
 use target::{Candidate, External, InProcess, Slot, Target};
@@ -778,112 +773,6 @@ fn pgn_tags(server: &Server, item: &WorkItem) -> Vec<(String, String)> {
         tags.push((p.name.clone(), format!("theta+ {plus} theta- {minus}")));
     }
     tags
-}
-
-/// The live progress line.
-struct Progress {
-    bar: ProgressBar,
-    started: Instant,
-    pairs_at_start: u64,
-    last_log: Instant,
-    interactive: bool,
-    /// Faults per player (θ+, θ−) of this session: crash/hang, illegal move, time loss.
-    faults: BTreeMap<String, [u64; 3]>,
-}
-
-impl Progress {
-    fn new(server: &Server) -> Progress {
-        let interactive = std::io::stderr().is_terminal();
-        let bar = ProgressBar::with_draw_target(
-            Some(server.config.hyper.pairs),
-            if interactive {
-                ProgressDrawTarget::stderr()
-            } else {
-                ProgressDrawTarget::hidden()
-            },
-        );
-        bar.set_style(
-            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} pairs  eta {eta}  {msg}")
-                .expect("valid template"),
-        );
-        bar.set_position(server.pairs_done());
-        Progress {
-            bar,
-            started: Instant::now(),
-            pairs_at_start: server.pairs_done(),
-            last_log: Instant::now(),
-            interactive,
-            faults: BTreeMap::new(),
-        }
-    }
-
-    /// Reports the faults of a pair's games (each already scored as the faulting
-    /// side's loss; an external engine is restarted for its next game) and counts them.
-    fn faults(&mut self, k: u64, games: &[GameRecord; 2]) {
-        for (i, g) in games.iter().enumerate() {
-            if let Some((color, fault)) = &g.fault {
-                let name = if color.is_white() { &g.white } else { &g.black };
-                let kind = match fault {
-                    PlayerFault::Crash(_) => 0,
-                    PlayerFault::IllegalMove(_) => 1,
-                    PlayerFault::Timeout => 2,
-                };
-                self.faults.entry(name.clone()).or_default()[kind] += 1;
-                let line = format!("spsa: pair {k} game {}: {name} {}", i + 1, g.reason);
-                self.bar.suspend(|| eprintln!("{line}"));
-            }
-        }
-    }
-
-    fn update(&mut self, server: &Server) {
-        let s = &server.state;
-        let games = 2 * (server.pairs_done() - self.pairs_at_start);
-        let rate = games as f64 / self.started.elapsed().as_secs_f64().max(1e-3);
-        // The parameters that moved most, in units of their c_end.
-        let movers: Vec<String> = journal::by_movement(&server.config.params, &s.theta)
-            .into_iter()
-            .take(3)
-            .map(|i| {
-                let p = &server.config.params[i];
-                format!("{} {}→{:.1}", p.name, p.start, s.theta[i])
-            })
-            .collect();
-        let msg = format!(
-            "{rate:.1} games/s  W-D-L {}-{}-{}  penta {:?}  {}",
-            s.wdl[0],
-            s.wdl[1],
-            s.wdl[2],
-            s.penta,
-            movers.join("  ")
-        );
-        self.bar.set_position(server.pairs_done());
-        if self.interactive {
-            self.bar.set_message(msg);
-        } else if self.last_log.elapsed() >= Duration::from_secs(30) || server.finished() {
-            self.last_log = Instant::now();
-            eprintln!(
-                "spsa: {}/{} pairs  {msg}",
-                server.pairs_done(),
-                server.config.hyper.pairs
-            );
-        }
-    }
-
-    fn finish(&self) {
-        self.bar.finish();
-        let games = 2 * (self.bar.position() - self.pairs_at_start);
-        let secs = self.started.elapsed().as_secs_f64();
-        eprintln!(
-            "spsa: {games} games in {secs:.1} s ({:.2} games/s)",
-            games as f64 / secs.max(1e-3)
-        );
-        for (name, [crash, illegal, time]) in &self.faults {
-            eprintln!(
-                "spsa: faults of {name}: {} (crash/hang {crash}, illegal move {illegal}, time forfeit {time}), each scored as its loss",
-                crash + illegal + time
-            );
-        }
-    }
 }
 
 #[cfg(test)]
