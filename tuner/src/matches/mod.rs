@@ -136,7 +136,7 @@ fn sides(args: &Args) -> Result<Vec<Side>> {
     let groups = engine_words(args);
     let mut engines = groups.iter();
     let engine_side = |words: &Vec<String>| -> Result<Side> {
-        Ok(Side::Engine(crate::play::uci_engine::EngineSpec::parse(
+        Ok(Side::External(crate::play::uci_engine::EngineSpec::parse(
             words,
         )?))
     };

@@ -4,19 +4,16 @@
 
 use std::path::PathBuf;
 
-use crate::run_files;
-
 use anyhow::{Result, bail};
-use occam::Params;
 use occam_params::render;
 
 use super::runner::{MatchConfig, play_match};
 use super::sprt::{Decision, Model, Sprt};
 use super::stats::fmt2;
-use crate::param_files::write_atomically;
+use crate::param_files::{paths_text, write_atomically};
 use crate::play::args::GameArgs;
 use crate::play::side::{Field, Side, params_from_files};
-use crate::play::uci_engine::EngineSpec;
+use crate::run_files;
 
 #[derive(clap::Args)]
 pub struct VerifyArgs {
@@ -56,26 +53,16 @@ pub struct VerifyArgs {
     pub games_args: GameArgs,
 }
 
-/// The two sides of a verification. (One exists per run: the size of the in-process
-/// variant's parameter tables does not matter.)
-#[allow(clippy::large_enum_variant)]
-pub enum Contestants {
-    /// Occam in-process at the tuned and at the start values.
-    Params { tuned: Params, start: Params },
-    /// An external engine set to the tuned and to the start values (no frozen header is
-    /// written for it: its values are in its own parameter file).
-    Engines {
-        tuned: EngineSpec,
-        start: EngineSpec,
-    },
-}
-
 /// A verification, however it was asked for (`tuner verify`, `tuner spsa --verify`):
 /// tuned values against start values under an SPRT, and where the header goes.
 pub struct VerifyPlan {
     /// The parameter files the values belong to (named in the report and the header).
     pub files: Vec<PathBuf>,
-    pub contestants: Contestants,
+    /// The tuned values and the values they started from: Occam in-process at each,
+    /// or one external engine set to each (no frozen header is written for an
+    /// engine: its values are in its own parameter file).
+    pub tuned: Side,
+    pub start: Side,
     pub sprt: Sprt,
     /// Upper limit of game pairs.
     pub pairs: u64,
@@ -93,12 +80,18 @@ pub struct VerifyPlan {
 impl VerifyPlan {
     /// `tuner verify FILES…`: the files' `value`s against their `start`s.
     pub fn from_args(args: VerifyArgs) -> Result<VerifyPlan> {
+        let files = paths_text(&args.files, ",");
+        let side = |name: &str, field: Field, label: &str| -> Result<Side> {
+            Ok(Side::InProcess {
+                name: name.to_string(),
+                source: format!("{files}@{label}"),
+                params: params_from_files(&args.files, field)?,
+            })
+        };
         Ok(VerifyPlan {
             sprt: Sprt::parse(&args.sprt, args.model)?,
-            contestants: Contestants::Params {
-                tuned: params_from_files(&args.files, Field::Value)?,
-                start: params_from_files(&args.files, Field::Start)?,
-            },
+            tuned: side("tuned", Field::Value, "value")?,
+            start: side("start", Field::Start, "start")?,
             files: args.files,
             pairs: args.pairs,
             concurrency: args.concurrency as usize,
@@ -127,9 +120,12 @@ pub fn verify(args: VerifyArgs) -> Result<()> {
 pub fn run_plan(plan: VerifyPlan) -> Result<()> {
     let sprt = plan.sprt;
     let files: Vec<String> = plan.files.iter().map(|p| p.display().to_string()).collect();
-    let same = match &plan.contestants {
-        Contestants::Params { tuned, start } => tuned == start,
-        Contestants::Engines { tuned, start } => tuned.options == start.options,
+    let same = match (&plan.tuned, &plan.start) {
+        (Side::InProcess { params: tuned, .. }, Side::InProcess { params: start, .. }) => {
+            tuned == start
+        }
+        (Side::External(tuned), Side::External(start)) => tuned.options == start.options,
+        _ => false,
     };
     if same {
         eprintln!(
@@ -141,22 +137,9 @@ pub fn run_plan(plan: VerifyPlan) -> Result<()> {
     let openings = plan.games.openings(plan.pairs.min(1_000) as usize)?;
     let pgn = plan.games.pgn_writer()?;
     let settings = plan.games.describe();
-    let side = |name: &str, field: &str, params: &Params| Side::Params {
-        name: name.to_string(),
-        source: format!("{}@{field}", files.join(",")),
-        params: params.clone(),
-    };
-    let (a, b) = match &plan.contestants {
-        Contestants::Params { tuned, start } => {
-            (side("tuned", "value", tuned), side("start", "start", start))
-        }
-        Contestants::Engines { tuned, start } => {
-            (Side::Engine(tuned.clone()), Side::Engine(start.clone()))
-        }
-    };
     let result = play_match(&MatchConfig {
-        a: &a,
-        b: &b,
+        a: &plan.tuned,
+        b: &plan.start,
         pairs: plan.pairs,
         concurrency: plan.concurrency,
         tc,
@@ -186,7 +169,7 @@ pub fn run_plan(plan: VerifyPlan) -> Result<()> {
             plan.header.display()
         );
     }
-    let Contestants::Params { tuned, .. } = &plan.contestants else {
+    let Side::InProcess { params: tuned, .. } = &plan.tuned else {
         println!(
             "verified: the tuned values in {} beat the start values",
             files.join(", ")

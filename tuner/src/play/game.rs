@@ -63,7 +63,9 @@ pub enum PlayerFault {
     Timeout,
 }
 
-/// One side of a game.
+/// A side at the board: what chooses the moves of one game, in-process
+/// ([`EnginePlayer`]) or an external engine's client. A [`Side`](super::side::Side)
+/// puts one at the board for each game slot.
 pub trait Player: Send {
     fn name(&self) -> &str;
     /// Called before every game (clear hash, `ucinewgame`). A player that keeps

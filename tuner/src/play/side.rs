@@ -1,5 +1,8 @@
-//! The two kinds of match participant: a parameter set played in-process, or an
-//! external UCI engine.
+//! Who plays: a side is a parameter set played in-process or an external UCI engine.
+//! It describes the participant (named, compared, fingerprinted in results files);
+//! for each game slot it puts a [`Player`] at the board, the live engine that moves.
+//! `match` and `verify` play sides against each other, and `spsa --verify` plays its
+//! tuned values against its start values as two sides.
 
 use std::path::PathBuf;
 
@@ -11,21 +14,21 @@ use crate::param_files::{ParamFile, load_all, overlay};
 use crate::play::game::{EnginePlayer, Player};
 use crate::play::uci_engine::{EngineSpec, UciEngine};
 
-/// One participant. (A handful exist per match: the size of the in-process variant's
-/// parameter table does not matter.)
+/// One participant of a match. (A handful exist per match: the size of the
+/// in-process variant's parameter table does not matter.)
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Side {
     /// The engine library in-process, with these parameters (each game slot gets its own
     /// searcher and hash table).
-    Params {
+    InProcess {
         name: String,
         /// What it was built from, for logs and the results file fingerprint.
         source: String,
         params: Params,
     },
     /// An external engine; each game slot runs its own process.
-    Engine(EngineSpec),
+    External(EngineSpec),
 }
 
 /// Parameters: the compiled values with the chosen field of every entry of `files`
@@ -75,7 +78,7 @@ impl Side {
                 "'{text}' names no parameter set: give FILE[@start],... (e.g. params/search.json,params/eval.json) or 'compiled'"
             );
         }
-        Ok(Side::Params {
+        Ok(Side::InProcess {
             name: name.unwrap_or_else(|| fallback_name.to_string()),
             source: parts.join(","),
             params,
@@ -84,15 +87,15 @@ impl Side {
 
     pub fn name(&self) -> &str {
         match self {
-            Side::Params { name, .. } => name,
-            Side::Engine(spec) => &spec.name,
+            Side::InProcess { name, .. } => name,
+            Side::External(spec) => &spec.name,
         }
     }
 
     /// A stable description (for the results-file fingerprint).
     pub fn describe(&self) -> String {
         match self {
-            Side::Params {
+            Side::InProcess {
                 name,
                 source,
                 params,
@@ -103,7 +106,7 @@ impl Side {
                     .collect();
                 format!("{name}=params[{source}]{{{}}}", values.join(","))
             }
-            Side::Engine(spec) => format!("{}={}", spec.name, spec.describe()),
+            Side::External(spec) => format!("{}={}", spec.name, spec.describe()),
         }
     }
 
@@ -111,10 +114,10 @@ impl Side {
     /// so a wrong command fails the match before its first game.
     pub fn player(&self, hash_mb: usize) -> Result<Box<dyn Player>> {
         Ok(match self {
-            Side::Params { name, params, .. } => {
+            Side::InProcess { name, params, .. } => {
                 Box::new(EnginePlayer::new(name.clone(), params.clone(), hash_mb))
             }
-            Side::Engine(spec) => Box::new(UciEngine::start(spec.clone())?),
+            Side::External(spec) => Box::new(UciEngine::start(spec.clone())?),
         })
     }
 }
@@ -156,7 +159,7 @@ mod tests {
         let tuned = params_from_files(std::slice::from_ref(&path), Field::Value).unwrap();
         let start = params_from_files(std::slice::from_ref(&path), Field::Start).unwrap();
         let old_spelling = Side::parse_params(&format!("{}@default", path.display()), "A").unwrap();
-        let Side::Params { params: old, .. } = old_spelling else {
+        let Side::InProcess { params: old, .. } = old_spelling else {
             panic!("a parameter side")
         };
         assert_eq!(old, start);

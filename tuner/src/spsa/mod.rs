@@ -7,7 +7,7 @@
 //! with its own hash table, or two long-lived engine processes set by `setoption`),
 //! take a work item, play the colour-swapped pair without any lock held, and hand back
 //! the result. See `schedule` for the gains and the integer perturbations, `server`
-//! for θ and resume, `journal` for the run's files on disk, `target` for what differs
+//! for θ and resume, `journal` for the run's files on disk, `tuned_side` for what differs
 //! between Occam in-process and an external engine (`binding` for how a listed
 //! parameter reaches an engine's option), `report` for the final table.
 
@@ -17,7 +17,7 @@ mod progress;
 mod report;
 pub mod schedule;
 pub mod server;
-pub mod target;
+pub mod tuned_side;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -44,7 +44,7 @@ use journal::{LeftOut, RunConfig, RunFiles, TunedParam};
 use progress::Progress;
 use schedule::Hyper;
 use server::{Server, WorkItem};
-use target::{Candidate, External, InProcess, Slot, Target};
+use tuned_side::{Candidate, External, InProcess, Slot, TunedSide};
 
 /// The run's `r_end`: one figure when every tuned parameter has the same, else its range.
 fn r_end_text(config: &RunConfig) -> String {
@@ -169,7 +169,7 @@ pub struct Args {
 /// files in-process or an engine's list) and the tuned slots in it, the games and the
 /// workers.
 struct TunePlan {
-    target: Target,
+    side: TunedSide,
     /// The tuned parameters, in the run's (journal's) order.
     slots: Vec<Slot>,
     run_files: RunFiles,
@@ -293,12 +293,12 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
         .is_some()
         .then(|| header_path(&args))
         .transpose()?;
-    let target = if args.engine.is_empty() {
+    let side = if args.engine.is_empty() {
         let files = load_all(&args.files)?;
         // Every parameter starts from its file value; the tuned ones move from there.
         let mut base = Params::default();
         overlay(&mut base, &files, Field::Value)?;
-        Target::InProcess(InProcess { files, base })
+        TunedSide::InProcess(InProcess { files, base })
     } else {
         let spec = EngineSpec::parse(&args.engine)?;
         let lists = args
@@ -306,10 +306,10 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
             .iter()
             .map(|p| ParamList::load(p))
             .collect::<Result<Vec<_>>>()?;
-        Target::External(External::connect(spec, lists, args.games.hash_mb())?)
+        TunedSide::External(External::connect(spec, lists, args.games.hash_mb())?)
     };
     let (chosen, left_out) =
-        measurable(target.select(&args.params)?, &tc, args.include_clock_params)?;
+        measurable(side.select(&args.params)?, &tc, args.include_clock_params)?;
     // Everything is checked: from here on this run is the one writer of its files.
     let locks = lock_run(&args, &journal, header.as_deref())?;
     // A book is sampled at random by --seed unless --book-order says otherwise, and used
@@ -342,12 +342,12 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
             .map_or(args.pairs.min(2000) as usize, Vec::len),
         nonce: 0,
         left_out,
-        engine: target.engine(),
+        engine: side.engine(),
     };
 
     let server = open_run(&args, config, &run_files)?;
     // The run's own tuned set (on resume it comes from the journal).
-    let slots = target.reselect(&server.config.params)?;
+    let slots = side.reselect(&server.config.params)?;
     let openings = match book {
         Some(book) => book,
         None => args.games.openings(server.config.openings)?,
@@ -362,9 +362,9 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     eprintln!(
         "spsa: {} parameters of {} from {}, {} pairs, r_end {}, {threads} threads, {}; journal {}",
         server.config.params.len(),
-        match &target {
-            Target::InProcess(_) => "Occam (in-process)".to_string(),
-            Target::External(t) => format!("engine '{}' ({})", t.spec.name, t.spec.cmd),
+        match &side {
+            TunedSide::InProcess(_) => "Occam (in-process)".to_string(),
+            TunedSide::External(t) => format!("engine '{}' ({})", t.spec.name, t.spec.cmd),
         },
         crate::param_files::paths_text(&server.config.files, ", "),
         server.config.hyper.pairs,
@@ -381,7 +381,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
             games: args.games.clone(),
         });
     let plan = TunePlan {
-        target,
+        side,
         slots,
         run_files,
         openings,
@@ -525,7 +525,7 @@ fn open_run(args: &Args, config: RunConfig, run_files: &RunFiles) -> Result<Serv
 /// written to the parameter files.
 fn play(plan: &TunePlan, server: Server) -> Result<Server> {
     let TunePlan {
-        target,
+        side,
         slots,
         openings,
         tc,
@@ -540,7 +540,7 @@ fn play(plan: &TunePlan, server: Server) -> Result<Server> {
     // fails the run here, before any game.
     let mut workers = Vec::with_capacity(threads);
     for _ in 0..threads {
-        workers.push(target.contenders(hash_mb)?);
+        workers.push(side.players(hash_mb)?);
     }
     let progress = Progress::new(&server);
     let shared = Mutex::new((server, progress));
@@ -613,7 +613,7 @@ fn play(plan: &TunePlan, server: Server) -> Result<Server> {
 /// verification, as planned.
 fn finish(plan: TunePlan, server: Server) -> Result<()> {
     let TunePlan {
-        mut target,
+        mut side,
         slots,
         run_files,
         output,
@@ -638,24 +638,26 @@ fn finish(plan: TunePlan, server: Server) -> Result<()> {
     if !write {
         eprintln!("--no-write: parameter files left as they were");
     } else {
-        target.write_back(&slots, &written)?;
+        side.write_back(&slots, &written)?;
         eprintln!(
             "wrote {} to {}",
             what_finish_writes(&server, output),
-            crate::param_files::paths_text(&target.paths(), ", ")
+            crate::param_files::paths_text(&side.paths(), ", ")
         );
     }
     if let Some(verify) = verify {
-        let start: Vec<i32> = server
+        let started_from: Vec<i32> = server
             .config
             .params
             .iter()
             .map(|p| p.start.round() as i32)
             .collect();
+        let (tuned, start) = side.verify_sides(&slots, &written, &started_from);
         let cfg = &server.config;
         let plan = VerifyPlan {
             files: cfg.files.clone(),
-            contestants: target.contestants(&slots, &written, &start),
+            tuned,
+            start,
             sprt: verify.sprt,
             pairs: verify.pairs,
             concurrency: threads,
@@ -779,16 +781,16 @@ fn pgn_tags(server: &Server, item: &WorkItem) -> Vec<(String, String)> {
 mod tests {
     use super::*;
 
-    fn search_file() -> Target {
+    fn search_file() -> TunedSide {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../params/search.json");
         let files = load_all(&[path]).unwrap();
         let mut base = Params::default();
         overlay(&mut base, &files, Field::Value).unwrap();
-        Target::InProcess(InProcess { files, base })
+        TunedSide::InProcess(InProcess { files, base })
     }
 
-    fn tuned(target: &Target, tc: TimeControl, force: bool) -> (Vec<String>, Vec<String>) {
-        let (chosen, left_out) = measurable(target.select(&[]).unwrap(), &tc, force).unwrap();
+    fn tuned(side: &TunedSide, tc: TimeControl, force: bool) -> (Vec<String>, Vec<String>) {
+        let (chosen, left_out) = measurable(side.select(&[]).unwrap(), &tc, force).unwrap();
         (
             chosen.into_iter().map(|c| c.name).collect(),
             left_out.into_iter().map(|l| l.name).collect(),

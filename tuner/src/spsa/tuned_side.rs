@@ -1,8 +1,9 @@
-//! What a tune plays with: Occam's parameters in-process, or any UCI engine whose
+//! The side a tune moves: Occam's parameters in-process, or any UCI engine whose
 //! options are set by `setoption` (its parameter list in an OpenBench, weather-factory
 //! or Occam file). Everything else about a run (server, schedule, journal, workers,
 //! report) is the same for both; this module is where they differ: which parameters
-//! there are, how θ± reaches a player, and how the result is written back.
+//! there are, how θ± reaches a player, how the result is written back, and which
+//! [`Side`]s the verification plays.
 
 use anyhow::{Result, bail};
 use occam::Params;
@@ -11,9 +12,10 @@ use occam_params::{MeasuredBy, ParamFile, Selector};
 
 use super::binding::{Binding, bind};
 use super::journal::TunedParam;
-use crate::matches::verify::Contestants;
 use crate::param_files::lists::ParamList;
+use crate::param_files::paths_text;
 use crate::play::game::{EnginePlayer, Player};
+use crate::play::side::Side;
 use crate::play::uci_engine::{EngineSpec, UciEngine};
 
 /// A tuned parameter's place: file (or list) and entry, and for Occam in-process its
@@ -44,25 +46,26 @@ pub struct External {
     pub bindings: Vec<Vec<Binding>>,
 }
 
-/// (One exists per run: the size of the in-process variant's table does not matter.)
+/// The side a tune moves, with the files its values live in. (One exists per run: the
+/// size of the in-process variant's table does not matter.)
 #[allow(clippy::large_enum_variant)]
-pub enum Target {
+pub enum TunedSide {
     InProcess(InProcess),
     External(External),
 }
 
-/// The side a worker plays with: θ is loaded before each pair.
-pub trait Contender: Send {
+/// A player of a tune: θ+ or θ−, whose tuned values are loaded before each pair.
+pub trait TunedPlayer: Send {
     fn set_values(&mut self, slots: &[Slot], values: &[i32]);
     fn player(&mut self) -> &mut dyn Player;
 }
 
-struct InProcessContender<'a> {
+struct InProcessTuned<'a> {
     player: EnginePlayer,
     base: &'a Params,
 }
 
-impl Contender for InProcessContender<'_> {
+impl TunedPlayer for InProcessTuned<'_> {
     fn set_values(&mut self, slots: &[Slot], values: &[i32]) {
         self.player
             .set_params(with_values(self.base, slots, values));
@@ -72,12 +75,12 @@ impl Contender for InProcessContender<'_> {
     }
 }
 
-struct ExternalContender<'a> {
+struct ExternalTuned<'a> {
     engine: UciEngine,
     bindings: &'a [Vec<Binding>],
 }
 
-impl Contender for ExternalContender<'_> {
+impl TunedPlayer for ExternalTuned<'_> {
     fn set_values(&mut self, slots: &[Slot], values: &[i32]) {
         let options: Vec<(String, String)> = slots
             .iter()
@@ -209,14 +212,14 @@ pub struct Candidate {
     pub param: TunedParam,
 }
 
-impl Target {
+impl TunedSide {
     /// Every parameter of the files, in file order, as the server would tune it (in
     /// grid units for floats sent as decimals), with its slot. In-process, names the
     /// engine does not know and bounds beyond the compiled ones are refused.
     pub fn candidates(&self) -> Result<Vec<Candidate>> {
         let mut all = Vec::new();
         match self {
-            Target::InProcess(t) => {
+            TunedSide::InProcess(t) => {
                 for (fi, f) in t.files.iter().enumerate() {
                     for (ei, index) in f.bind::<Params>()?.into_iter().enumerate() {
                         let e = &f.entries[ei];
@@ -245,7 +248,7 @@ impl Target {
                     }
                 }
             }
-            Target::External(t) => {
+            TunedSide::External(t) => {
                 for (fi, (list, row)) in t.lists.iter().zip(&t.bindings).enumerate() {
                     for (ei, (p, b)) in list.params.iter().zip(row).enumerate() {
                         let (min, max) = b.unit_bounds(p.min, p.max);
@@ -322,40 +325,40 @@ impl Target {
 
     pub fn paths(&self) -> Vec<std::path::PathBuf> {
         match self {
-            Target::InProcess(t) => t.files.iter().map(|f| f.path.clone()).collect(),
-            Target::External(t) => t.lists.iter().map(|l| l.path.clone()).collect(),
+            TunedSide::InProcess(t) => t.files.iter().map(|f| f.path.clone()).collect(),
+            TunedSide::External(t) => t.lists.iter().map(|l| l.path.clone()).collect(),
         }
     }
 
     /// The engine the run tunes, as its journal records it (`None`: Occam in-process).
     pub fn engine(&self) -> Option<String> {
         match self {
-            Target::InProcess(_) => None,
-            Target::External(t) => Some(t.described.clone()),
+            TunedSide::InProcess(_) => None,
+            TunedSide::External(t) => Some(t.described.clone()),
         }
     }
 
     /// θ+ and θ− of one worker. External engines are started (and handshaken) here,
     /// so a broken command fails before the first game.
-    pub fn contenders(
+    pub fn players(
         &self,
         hash_mb: usize,
-    ) -> Result<(Box<dyn Contender + '_>, Box<dyn Contender + '_>)> {
+    ) -> Result<(Box<dyn TunedPlayer + '_>, Box<dyn TunedPlayer + '_>)> {
         Ok(match self {
-            Target::InProcess(t) => {
-                let side = |name: &str| -> Box<dyn Contender + '_> {
-                    Box::new(InProcessContender {
+            TunedSide::InProcess(t) => {
+                let side = |name: &str| -> Box<dyn TunedPlayer + '_> {
+                    Box::new(InProcessTuned {
                         player: EnginePlayer::new(name, t.base.clone(), hash_mb),
                         base: &t.base,
                     })
                 };
                 (side("theta+"), side("theta-"))
             }
-            Target::External(t) => {
-                let side = |name: &str| -> Result<Box<dyn Contender + '_>> {
+            TunedSide::External(t) => {
+                let side = |name: &str| -> Result<Box<dyn TunedPlayer + '_>> {
                     let mut spec = t.spec.clone();
                     spec.name = name.to_string();
-                    Ok(Box::new(ExternalContender {
+                    Ok(Box::new(ExternalTuned {
                         engine: UciEngine::start(spec)?,
                         bindings: &t.bindings,
                     }))
@@ -370,8 +373,8 @@ impl Target {
     pub fn write_back(&mut self, slots: &[Slot], written: &[i32]) -> Result<()> {
         let new = slots.iter().copied().zip(written.iter().copied());
         match self {
-            Target::InProcess(t) => write_files(&mut t.files, new),
-            Target::External(t) => {
+            TunedSide::InProcess(t) => write_files(&mut t.files, new),
+            TunedSide::External(t) => {
                 // The server's integer units back into the engine's (floats, steps).
                 let new: Vec<(Slot, f64)> = new
                     .map(|(s, v)| {
@@ -384,14 +387,20 @@ impl Target {
         }
     }
 
-    /// The two sides of `--verify`: the tuned values against those the run started from.
-    pub fn contestants(&self, slots: &[Slot], tuned: &[i32], start: &[i32]) -> Contestants {
+    /// The two sides of `--verify`: the tuned values against those the run started
+    /// from, named `tuned` and `start`.
+    pub fn verify_sides(&self, slots: &[Slot], tuned: &[i32], start: &[i32]) -> (Side, Side) {
         match self {
-            Target::InProcess(t) => Contestants::Params {
-                tuned: with_values(&t.base, slots, tuned),
-                start: with_values(&t.base, slots, start),
-            },
-            Target::External(t) => {
+            TunedSide::InProcess(t) => {
+                let files = paths_text(&self.paths(), ",");
+                let side = |name: &str, field: &str, values: &[i32]| Side::InProcess {
+                    name: name.to_string(),
+                    source: format!("{files}@{field}"),
+                    params: with_values(&t.base, slots, values),
+                };
+                (side("tuned", "value", tuned), side("start", "start", start))
+            }
+            TunedSide::External(t) => {
                 let side = |name: &str, values: &[i32]| {
                     let mut spec = t.spec.clone();
                     spec.name = name.to_string();
@@ -399,12 +408,9 @@ impl Target {
                         let b = &t.bindings[s.file][s.entry];
                         spec.options.push((b.option.clone(), b.text(v)));
                     }
-                    spec
+                    Side::External(spec)
                 };
-                Contestants::Engines {
-                    tuned: side("tuned", tuned),
-                    start: side("start", start),
-                }
+                (side("tuned", tuned), side("start", start))
             }
         }
     }
