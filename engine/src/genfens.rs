@@ -9,22 +9,25 @@
 //! positions in the same order, and `N` only says where to stop: `genfens 100` prints
 //! the first 100 lines of `genfens 1000`.
 //!
+//! Reading the book, the random walk and the balance check are [`crate::openings`]'s,
+//! shared with the tuner; the generator (SplitMix64) and the rules around them are
+//! this command's own, so that a seed names the same positions for good.
+//!
 //! These are tool settings, not engine strength, so they are constants (prefix
 //! `genfens_`) and extras of the command, not entries in `params/*.json`.
 
 use std::collections::HashSet;
-use std::ops::Range;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use shakmaty::EnPassantMode;
 use shakmaty::Position as _;
 use shakmaty::zobrist::Zobrist64;
 
+use crate::openings::{Book, BookError, is_balanced, random_walk};
 use crate::params::Params;
 use crate::position::{Game, Position, START_FEN};
-use crate::score::Score;
-use crate::search::{Control, Limits, Searcher};
+use crate::search::{Control, Searcher};
 
 /// Most positions one command may ask for (the set of positions already seen grows with it).
 pub const GENFENS_MAX_COUNT: u64 = 10_000_000;
@@ -151,119 +154,20 @@ pub fn parse_args(args: &[&str]) -> Result<Request, String> {
     Ok(request)
 }
 
-// ---------------------------------------------------------------------------
-// The book
-// ---------------------------------------------------------------------------
-
-/// A book of start positions, one FEN or EPD per line. The text is kept with the
-/// line ranges that hold a playable position, and a line is parsed again when drawn:
-/// a book of millions of lines costs 8 bytes a line, not a position each.
-struct Book {
-    text: String,
-    lines: Vec<Range<usize>>,
-    chess960: bool,
-}
-
-/// The FEN of a book line: the four EPD/FEN position fields, with the halfmove and
-/// fullmove counters from fields 5-6 (FEN) or the `hmvc`/`fmvn` operations (EPD).
-fn book_line_fen(line: &str) -> String {
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    if fields.len() < 4 {
-        // Let the FEN parser name what is missing.
-        return fields.join(" ");
-    }
-    let is_counter = |s: Option<&&str>| s.is_some_and(|s| s.parse::<u32>().is_ok());
-    let (halfmove, fullmove) = if is_counter(fields.get(4)) && is_counter(fields.get(5)) {
-        (fields[4].to_string(), fields[5].to_string())
-    } else {
-        let op = |name: &str, default: &str| {
-            fields
-                .iter()
-                .position(|f| *f == name)
-                .and_then(|i| fields.get(i + 1))
-                .map(|v| v.trim_end_matches(';'))
-                .filter(|v| v.parse::<u32>().is_ok())
-                .unwrap_or(default)
-                .to_string()
-        };
-        (op("hmvc", "0"), op("fmvn", "1"))
-    };
-    format!("{} {halfmove} {fullmove}", fields[..4].join(" "))
-}
-
-/// A book line's position; Shredder/X-FEN castling is read in Chess960 mode when the
-/// standard reading refuses it (DFRC books).
-fn book_position(line: &str, chess960: bool) -> Result<Position, String> {
-    let fen = book_line_fen(line);
-    match Position::from_fen(&fen, chess960) {
-        Ok(p) => Ok(p),
-        Err(e) if !chess960 => Position::from_fen(&fen, true).map_err(|_| e.to_string()),
-        Err(e) => Err(e.to_string()),
-    }
-}
-
-impl Book {
-    /// Reads and checks every line: a line that is not a legal position is an error
-    /// naming it; positions without a legal move (mate, stalemate) are skipped.
-    fn load(path: &std::path::Path, chess960: bool) -> Result<Book, String> {
-        const FORMAT: &str = "one FEN or EPD position per line, or None for the start position";
-        let bytes = std::fs::read(path).map_err(|e| {
-            format!(
-                "genfens: cannot read book '{}': {e} ({FORMAT})",
-                path.display()
-            )
-        })?;
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        let mut lines = Vec::new();
-        let mut positions = 0;
-        let mut start = 0;
-        for (number, line) in text.split_inclusive('\n').enumerate() {
-            let range = start..start + line.len();
-            start = range.end;
-            let trimmed = line.trim();
-            if trimmed.is_empty() || trimmed.starts_with('#') {
-                continue;
-            }
-            positions += 1;
-            let pos = book_position(trimmed, chess960).map_err(|e| {
-                format!(
-                    "genfens: book '{}' line {}: {e} ({FORMAT})",
-                    path.display(),
-                    number + 1
-                )
-            })?;
-            if !pos.legal_moves().is_empty() {
-                lines.push(range);
-            }
+/// Reads the book at `path`, with the messages OpenBench's log shows.
+fn read_book(path: &Path, chess960: bool) -> Result<Book, String> {
+    const FORMAT: &str = "one FEN or EPD position per line, or None for the start position";
+    let shown = path.display();
+    Book::read(path, chess960).map_err(|e| match e {
+        BookError::Read(e) => format!("genfens: cannot read book '{shown}': {e} ({FORMAT})"),
+        BookError::Line { line, error } => {
+            format!("genfens: book '{shown}' line {line}: {error} ({FORMAT})")
         }
-        if lines.is_empty() {
-            return Err(if positions == 0 {
-                format!(
-                    "genfens: book '{}' holds no positions ({FORMAT})",
-                    path.display()
-                )
-            } else {
-                format!(
-                    "genfens: no position of book '{}' has a legal move ({positions} checkmates or stalemates)",
-                    path.display()
-                )
-            });
-        }
-        Ok(Book {
-            text,
-            lines,
-            chess960,
-        })
-    }
-
-    fn len(&self) -> usize {
-        self.lines.len()
-    }
-
-    fn position(&self, index: usize) -> Position {
-        let line = self.text[self.lines[index].clone()].trim();
-        book_position(line, self.chess960).expect("book lines were checked when loaded")
-    }
+        BookError::Empty => format!("genfens: book '{shown}' holds no positions ({FORMAT})"),
+        BookError::NoLegalMove { positions } => format!(
+            "genfens: no position of book '{shown}' has a legal move ({positions} checkmates or stalemates)"
+        ),
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -289,18 +193,9 @@ impl SplitMix64 {
     }
 }
 
-/// `plies` uniformly random legal moves from `start`; `None` at a dead end (no legal
-/// move on the way or at the end, or a draw by insufficient material).
-fn random_walk(start: Position, plies: u32, rng: &mut SplitMix64) -> Option<Position> {
-    let mut pos = start;
-    for _ in 0..plies {
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            return None;
-        }
-        pos = pos.play(moves[rng.below(moves.len())]);
-    }
-    (!pos.legal_moves().is_empty() && !pos.is_insufficient_material()).then_some(pos)
+/// A candidate's end: it must have a legal move and enough material to mate.
+fn usable(pos: &Position) -> bool {
+    !pos.legal_moves().is_empty() && !pos.is_insufficient_material()
 }
 
 /// What makes two positions the same opening: board, side to move, castling rights and
@@ -323,7 +218,7 @@ pub fn generate(
     emit: &mut dyn FnMut(&str),
 ) -> Result<u64, String> {
     let book = match &request.book {
-        Some(path) => Some(Book::load(path, chess960)?),
+        Some(path) => Some(read_book(path, chess960)?),
         None => None,
     };
     let startpos = Position::from_fen(START_FEN, chess960).expect("the start position is valid");
@@ -332,10 +227,6 @@ pub fn generate(
     } else {
         GENFENS_STARTPOS_PLIES
     });
-    let limits = Limits {
-        nodes: Some(request.nodes),
-        ..Limits::default()
-    };
     let mut rng = SplitMix64(request.seed);
     let mut searcher = Searcher::new(params.clone(), GENFENS_HASH_MB);
     let mut seen: HashSet<u64> = HashSet::new();
@@ -357,22 +248,28 @@ pub fn generate(
             None => startpos.clone(),
         };
         let walk = plies + (rng.next() & 1) as u32;
-        let Some(candidate) = random_walk(start, walk, &mut rng) else {
+        let Some(candidate) = random_walk(Game::new(start), walk, |n| rng.below(n))
+            .map(|game| game.position)
+            .filter(usable)
+        else {
             continue;
         };
         // Every candidate is searched at most once, kept or not.
         if !seen.insert(opening_key(&candidate)) {
             continue;
         }
-        // Verification: a short search from a cleared searcher; a mate score, an
-        // unfinished first iteration or a large score drops the position.
-        searcher.clear();
-        let result = searcher.search(&Game::new(candidate.clone()), &limits, control, &mut |_| {});
+        // Searched as a new game: the line printed is a FEN, without the walk's moves.
+        let fresh = Game::new(candidate.clone());
+        let balanced = is_balanced(
+            &mut searcher,
+            &fresh,
+            request.nodes,
+            request.max_score_cp,
+            control,
+        );
         if control.stop.load(Ordering::Relaxed) {
             break;
         }
-        let balanced = result.depth >= 1
-            && matches!(result.score, Score::Cp(cp) if cp.abs() <= request.max_score_cp);
         if !balanced {
             continue;
         }
@@ -424,24 +321,6 @@ mod tests {
             let e = parse_args(bad).unwrap_err();
             assert!(e.contains("expected 'genfens <N>"), "{bad:?}: {e}");
         }
-    }
-
-    #[test]
-    fn epd_and_fen_lines_give_the_same_position() {
-        let fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2";
-        assert_eq!(book_line_fen(fen), fen);
-        assert_eq!(
-            book_line_fen(
-                "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 hmvc 0; fmvn 2;"
-            ),
-            fen
-        );
-        assert_eq!(
-            book_line_fen(
-                "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - bm Nf3; id \"x\";"
-            ),
-            "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1"
-        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod bench;
 pub mod eval;
 pub mod genfens;
 pub mod movegen;
+pub mod openings;
 pub mod params;
 pub mod perft;
 pub mod position;

@@ -1,13 +1,15 @@
 //! Openings for game pairs. Built in: generated deterministically from a seed by
 //! random legal plies from the start position, kept only when a shallow search
-//! finds them near balanced, so the tuner needs no file.
+//! finds them near balanced, so the tuner needs no file. Or a book: EPD read as
+//! `occam genfens` reads it ([`occam::openings`]), or PGN.
 
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use occam::Params;
+use occam::openings::{Book, BookError, is_balanced, random_walk};
 use occam::position::{Game, Position};
-use occam::search::{Control, Limits, Score, Searcher};
+use occam::search::{Control, Searcher};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -50,49 +52,44 @@ pub fn generate(count: usize, seed: u64, config: GeneratorConfig) -> Vec<Game> {
     openings
 }
 
-/// One attempt at a near-balanced opening: `config.plies` random legal plies, kept
-/// when the game is not over, not in check, and a shallow search scores it within
-/// `config.max_abs_score`.
+/// One attempt at a near-balanced opening: `config.plies` random legal plies drawn
+/// from `rng`, kept when the game is not over, not in check, and a shallow search
+/// scores it within `config.max_abs_score`.
 pub fn random_opening(
     rng: &mut StdRng,
     searcher: &mut Searcher,
     config: GeneratorConfig,
 ) -> Option<Game> {
-    let mut game = Game::new(Position::startpos());
-    for _ in 0..config.plies {
-        let moves = game.position.legal_moves();
-        if moves.is_empty() {
-            return None;
-        }
-        let m = moves[rng.random_range(0..moves.len())];
-        game.play(m);
-    }
+    let start = Game::new(Position::startpos());
+    let game = random_walk(start, config.plies, |n| rng.random_range(0..n))?;
     if game.end().is_some() || game.position.is_check() {
         return None;
     }
-    let limits = Limits {
-        nodes: Some(config.check_nodes),
-        ..Limits::default()
-    };
-    searcher.clear();
-    let result = searcher.search(&game, &limits, &Control::default(), &mut |_| {});
-    matches!(result.score, Score::Cp(cp) if cp.abs() <= config.max_abs_score).then_some(game)
+    let control = Control::default();
+    is_balanced(
+        searcher,
+        &game,
+        config.check_nodes,
+        config.max_abs_score,
+        &control,
+    )
+    .then_some(game)
 }
 
-/// Reads an opening book: EPD (one position per line: the four FEN fields, then
-/// optional operations or move counters) or PGN (each game's moves from its start), by
-/// the file's extension (`.epd`, `.pgn`; anything else is tried as EPD).
+/// Reads an opening book: PGN (each game's moves from its start) when the file's
+/// extension is `.pgn`, else EPD or FEN lines (see [`occam::openings`]). Positions
+/// where the game is already over are left out.
 pub fn load_book(path: &Path, chess960: bool) -> Result<Vec<Game>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read opening book {}", path.display()))?;
     let is_pgn = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("pgn"));
     let games = if is_pgn {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read opening book {}", path.display()))?;
         crate::play::pgn::parse_games(&text, chess960)
             .with_context(|| format!("opening book {}", path.display()))?
     } else {
-        parse_epd(&text, chess960).with_context(|| format!("opening book {}", path.display()))?
+        read_epd(path, chess960)?
     };
     if games.is_empty() {
         bail!(
@@ -113,34 +110,19 @@ pub fn load_book(path: &Path, chess960: bool) -> Result<Vec<Game>> {
     Ok(playable)
 }
 
-/// EPD lines: the first four FEN fields; counters are taken when the next two fields are
-/// numbers, EPD operations (`bm`, `id`, `c0`...) are ignored. Blank and `#` lines skipped.
-fn parse_epd(text: &str, chess960: bool) -> Result<Vec<Game>> {
-    let mut games = Vec::new();
-    for (number, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
+/// The positions of an EPD book as games; a book without any is an empty list.
+fn read_epd(path: &Path, chess960: bool) -> Result<Vec<Game>> {
+    let shown = path.display();
+    let book = match Book::read(path, chess960) {
+        Ok(book) => book,
+        Err(BookError::Empty) => return Ok(Vec::new()),
+        Err(BookError::NoLegalMove { .. }) => {
+            bail!("every position in opening book {shown} is already decided")
         }
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.len() < 4 {
-            bail!(
-                "line {}: '{line}' is not an EPD position (expected board, side, castling, en passant)",
-                number + 1
-            );
-        }
-        let counters = match (fields.get(4), fields.get(5)) {
-            (Some(a), Some(b)) if a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok() => {
-                format!("{a} {b}")
-            }
-            _ => "0 1".to_string(),
-        };
-        let fen = format!("{} {counters}", fields[..4].join(" "));
-        let position =
-            Position::from_fen(&fen, chess960).with_context(|| format!("line {}", number + 1))?;
-        games.push(Game::new(position));
-    }
-    Ok(games)
+        Err(BookError::Read(e)) => bail!("cannot read opening book {shown}: {e}"),
+        Err(BookError::Line { line, error }) => bail!("opening book {shown}: line {line}: {error}"),
+    };
+    Ok(book.positions().map(Game::new).collect())
 }
 
 #[cfg(test)]
@@ -153,12 +135,14 @@ mod tests {
         let epd = dir.join("book.epd");
         std::fs::write(
             &epd,
-            "# comment\nrnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - bm e5; id \"x\";\n\n4k3/8/8/8/8/8/4P3/4K3 w - - 3 40\n",
+            "# comment\nrnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - bm e5; id \"x\";\n\n4k3/8/8/8/8/8/4P3/4K3 w - - 3 40\n4k3/8/8/8/8/8/3P4/4K3 w - - hmvc 7; fmvn 52;\n",
         )
         .unwrap();
         let games = load_book(&epd, false).unwrap();
-        assert_eq!(games.len(), 2);
+        assert_eq!(games.len(), 3);
         assert_eq!(games[1].position.halfmoves(), 3);
+        // EPD counters as `occam genfens` reads them.
+        assert_eq!(games[2].position.fen(), "4k3/8/8/8/8/8/3P4/4K3 w - - 7 52");
         let pgn = dir.join("book.pgn");
         std::fs::write(&pgn, "1. e4 e5 2. Nf3 *\n").unwrap();
         assert_eq!(load_book(&pgn, false).unwrap()[0].moves.len(), 3);
