@@ -440,7 +440,7 @@ mod tests {
             let err = Sprt::parse(&words(bad), Model::Normalized);
             assert!(err.is_err(), "{bad}");
         }
-        // Bounds whose LLR is NaN (issue 12: elo1=400 ran for ever) are refused.
+        // Bounds whose LLR is NaN (elo1=400 once ran for ever) are refused.
         for (bounds, model) in [
             ("elo0=0 elo1=400", Model::Normalized),
             ("elo0=-300 elo1=0", Model::Normalized),

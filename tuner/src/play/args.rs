@@ -253,7 +253,7 @@ mod tests {
         assert_eq!((adj.max_plies, adj.resign_moves), (90, 0));
     }
 
-    /// Issue 12: a sorted book gave SPSA a skewed sample (its first positions). Random
+    /// A sorted book once gave SPSA a skewed sample (its first positions). Random
     /// order is a permutation of the whole book, fixed by --seed; sequential is the file.
     #[test]
     fn a_random_book_order_shuffles_the_whole_book_by_seed() {

@@ -592,7 +592,7 @@ mod tests {
         }
     }
 
-    /// Issue 12: an earlier run's checkpoint stayed behind after its journal was removed;
+    /// Once, an earlier run's checkpoint stayed behind after its journal was removed;
     /// a new run was killed before its first timed checkpoint, and the resume took the
     /// old run's θ without a word. The new run's own checkpoint (written right after its
     /// header) is used instead, and a checkpoint of another journal is refused.
@@ -661,7 +661,7 @@ mod tests {
         }
     }
 
-    /// Issue 12: a failed journal write advanced θ anyway, and the other workers kept
+    /// Once, a failed journal write advanced θ anyway, and the other workers kept
     /// appending after it, so the journal had a gap or a glued line and could not be
     /// resumed. Now the run stops at the failed pair and resumes to the same result as
     /// a run that never failed.
