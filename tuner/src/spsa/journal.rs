@@ -111,6 +111,25 @@ pub struct State {
     pub done_above: BTreeSet<u64>,
 }
 
+impl State {
+    /// A run's state before its first pair: θ at the parameters' start values.
+    pub fn start(params: &[TunedParam]) -> State {
+        let theta: Vec<f64> = params.iter().map(|p| p.start).collect();
+        State {
+            seq: 0,
+            theta: theta.clone(),
+            average_sum: vec![0.0; theta.len()],
+            average_count: 0,
+            min_seen: theta.clone(),
+            max_seen: theta,
+            wdl: [0; 3],
+            penta: [0; 5],
+            done_below: 0,
+            done_above: BTreeSet::new(),
+        }
+    }
+}
+
 /// One finished pair, as written to the journal.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PairRecord {
@@ -413,20 +432,9 @@ pub mod tests {
 
     /// What a run leaves behind before its first pair: its journal and checkpoint.
     fn start_run(files: &RunFiles, seed: u64) {
-        let (_, _, id) = create(&files.journal, &config(vec![param("a", 100.0)], 5, seed)).unwrap();
-        let theta = vec![100.0];
-        let state = State {
-            seq: 0,
-            theta: theta.clone(),
-            average_sum: vec![0.0],
-            average_count: 0,
-            min_seen: theta.clone(),
-            max_seen: theta,
-            wdl: [0; 3],
-            penta: [0; 5],
-            done_below: 0,
-            done_above: BTreeSet::new(),
-        };
+        let run = config(vec![param("a", 100.0)], 5, seed);
+        let (_, _, id) = create(&files.journal, &run).unwrap();
+        let state = State::start(&run.params);
         write_checkpoint(files, &id, &state).unwrap();
         assert_eq!(read_checkpoint(files, &id).unwrap(), Some(state));
     }

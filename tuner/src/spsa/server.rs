@@ -72,20 +72,7 @@ impl Server {
     /// with a fresh nonce in its header, and a checkpoint bound to it is written at once
     /// (replacing any checkpoint an earlier run left behind).
     pub fn new(mut config: RunConfig, files: Option<RunFiles>) -> Result<Server> {
-        let n = config.params.len();
-        let theta: Vec<f64> = config.params.iter().map(|p| p.start).collect();
-        let state = State {
-            seq: 0,
-            theta: theta.clone(),
-            average_sum: vec![0.0; n],
-            average_count: 0,
-            min_seen: theta.clone(),
-            max_seen: theta,
-            wdl: [0; 3],
-            penta: [0; 5],
-            done_below: 0,
-            done_above: BTreeSet::new(),
-        };
+        let state = State::start(&config.params);
         let Some(f) = &files else {
             return Ok(Server::assemble(
                 config,
