@@ -8,8 +8,8 @@
 #   TUNER=... OCCAM=... scripts/spsa_inprocess_vs_uci.sh   # other builds (default: release, built first)
 #
 # Both routes tune every search parameter of a copy of params/search.json with the same
-# seed, openings and hash size; nothing is written back (--no-write). Run it under the
-# shared CPU lock: flock /work/cpu.lock scripts/spsa_inprocess_vs_uci.sh
+# seed, openings and hash size; nothing is written back (--no-write). Run it on an idle
+# machine, or under a CPU lock shared with other jobs (flock LOCKFILE scripts/...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 read -r -a nodes <<<"${NODES:-1000 8000}"
