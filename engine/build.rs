@@ -10,23 +10,31 @@ use std::{env, fs};
 
 use occam_params::{Param, ParamFile, render};
 
-/// Every parameter file at the top of `params/`, in file-name order, checked; the
-/// name of each entry unique over all of them.
+/// Every parameter file at the top of `params/` (the `*.json` files that carry the
+/// `"$schema"` marker), in file-name order, checked; the name of each entry unique over
+/// all of them. Any other JSON file there stops the build with one line naming it.
 fn load(dir: &Path) -> Vec<ParamFile> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)
-        .expect("params/ directory")
-        .map(|e| e.expect("params/ entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.ends_with("schema.json"))
-        .collect();
-    files.sort();
+    let files = occam_params::parameter_files_in(dir).unwrap_or_else(|e| stop(e));
+    // Each file on its own: a tuner's lock files and notes beside them never rerun the
+    // build. A new parameter file is seen once anything reruns it (`touch engine/build.rs`).
+    println!(
+        "cargo:rerun-if-changed={}",
+        dir.join("schema.json").display()
+    );
     for file in &files {
         println!("cargo:rerun-if-changed={}", file.display());
     }
-    let loaded = occam_params::load_all(&files).unwrap_or_else(|e| panic!("{e}"));
+    let loaded = occam_params::load_all(&files).unwrap_or_else(|e| stop(e));
     for note in loaded.iter().flat_map(ParamFile::deprecations) {
         println!("cargo:warning={note}");
     }
     loaded
+}
+
+/// Fails the build with `error` as cargo's one-line error (no panic, no backtrace).
+fn stop(error: occam_params::Error) -> ! {
+    println!("cargo::error={}", error.to_string().replace('\n', "; "));
+    std::process::exit(0)
 }
 
 /// The start of a generated file: where it comes from, then its `usize` count constant.
@@ -38,8 +46,10 @@ fn generated_header(source: &str, count_doc: &str, count_name: &str, count: usiz
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
-    let dir = manifest.join("../params");
-    println!("cargo:rerun-if-changed={}", dir.display());
+    let dir = manifest
+        .parent()
+        .expect("engine/ lies in the workspace")
+        .join("params");
     let files = load(&dir);
     let eval_features = eval_features(&files);
     let params: Vec<Param> = files.into_iter().flat_map(|f| f.entries).collect();

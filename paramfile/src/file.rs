@@ -6,7 +6,7 @@
 //! serde_json itself (raw values borrowed from the text), so fields, key order and
 //! formatting survive; the file is replaced atomically.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -328,16 +328,88 @@ pub fn load_all(paths: &[PathBuf]) -> Result<Vec<ParamFile>, Error> {
         .iter()
         .map(|p| ParamFile::load(p))
         .collect::<Result<_, _>>()?;
-    let mut seen = HashSet::new();
-    for e in files.iter().flat_map(|f| &f.entries) {
-        if !seen.insert(e.name.as_str()) {
-            return Err(Error::new(format!(
-                "parameter '{}' is declared in more than one of the given files",
-                e.name
-            )));
+    let mut seen: HashMap<&str, &Path> = HashMap::new();
+    for file in &files {
+        for e in &file.entries {
+            if let Some(first) = seen.insert(e.name.as_str(), &file.path) {
+                return Err(Error::new(format!(
+                    "parameter '{}' is declared in both {} and {}: a name belongs to one file",
+                    e.name,
+                    first.display(),
+                    file.path.display()
+                )));
+            }
         }
     }
     Ok(files)
+}
+
+/// The key that marks a parameter file: `"$schema"` naming the schema (`./schema.json`
+/// in `params/`). Only files that carry it are parameter files; anything else in a
+/// folder of parameter files is an error, so that nothing is compiled in by accident.
+pub const MARKER: &str = "$schema";
+
+/// The parameter files of a folder such as `params/`, sorted by name: every `*.json`
+/// at its top level but `schema.json` must be one (carry [`MARKER`] naming
+/// `schema.json`). Any other JSON file is refused with an error that names it and
+/// says what to do; other files (lock files, notes) are ignored.
+pub fn parameter_files_in(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let entries =
+        fs::read_dir(dir).map_err(|e| Error::new(format!("cannot read {}: {e}", dir.display())))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry
+            .map_err(|e| Error::new(format!("cannot read {}: {e}", dir.display())))?
+            .path();
+        let is_json = path.extension().is_some_and(|e| e == "json");
+        if !is_json || path.file_name().is_some_and(|n| n == "schema.json") || path.is_dir() {
+            continue;
+        }
+        check_marker(&path)?;
+        files.push(path);
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Refuses a JSON file without [`MARKER`], saying how to clear the folder.
+fn check_marker(path: &Path) -> Result<(), Error> {
+    let text = fs::read_to_string(path)
+        .map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
+    let marked = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get(MARKER)?.as_str().map(|s| s.ends_with("schema.json")))
+        .unwrap_or(false);
+    if marked {
+        return Ok(());
+    }
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let shown = path.display();
+    let what_to_do = if let Some(stem) = name.split_once(".spsa.").map(|(stem, _)| stem) {
+        format!(
+            "it is a file of an SPSA run, whose files belong in the run folder: `mkdir -p runs && mv {}/{stem}.spsa.* runs/`, then resume from there",
+            dir.display()
+        )
+    } else if is_run_file(&name) {
+        format!(
+            "it is a file of a tuner run, which belongs in the run folder: `mkdir -p runs && mv {shown} runs/`, with its journal"
+        )
+    } else {
+        format!(
+            "{} holds parameter files only: move it elsewhere, or, if it is one, give it \"{MARKER}\": \"./schema.json\"",
+            dir.display()
+        )
+    };
+    Err(Error::new(format!(
+        "{shown} is not a parameter file (no \"{MARKER}\" naming schema.json): {what_to_do}"
+    )))
+}
+
+/// Whether a file name is one a tuner run writes beside a journal of another name
+/// (`x.checkpoint.json`, `x.result.json`).
+fn is_run_file(name: &str) -> bool {
+    name.ends_with(".checkpoint.json") || name.ends_with(".result.json")
 }
 
 /// Replaces `path` with `contents` so that a reader (or a crash) sees either the old
@@ -674,5 +746,85 @@ mod tests {
         let u = ParamFile::parse(Path::new("u.json"), doc(&[unknown])).unwrap();
         let err = u.bind::<Two>().unwrap_err().to_string();
         assert!(err.contains("no parameter named lmr_base"), "{err}");
+    }
+
+    /// A copy of the shipped `params/` folder (its top level).
+    fn params_copy(name: &str) -> PathBuf {
+        let dir = scratch(name);
+        for file in ["schema.json", "search.json", "eval.json"] {
+            fs::copy(repo_file(file), dir.join(file)).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn a_params_folder_yields_its_parameter_files_and_ignores_other_kinds() {
+        let dir = params_copy("picks");
+        // What a tuner run may leave beside the files that is not JSON: journals, old
+        // copies, tables, plots, lock files, match results, datagen output, headers.
+        for name in [
+            "search.spsa.jsonl",
+            "search.spsa.jsonl.old.1",
+            "search.spsa.checkpoint.json.old.1",
+            "search.spsa.csv",
+            "search.spsa.svg",
+            ".search.json.lock",
+            "match.jsonl",
+            "games.pgn",
+            "positions.bin",
+            "search.verified.rs",
+            "occam_params.verified.h",
+        ] {
+            fs::write(dir.join(name), "x").unwrap();
+        }
+        let files = parameter_files_in(&dir).unwrap();
+        let names: Vec<_> = files.iter().map(|p| p.file_name().unwrap()).collect();
+        assert_eq!(names, ["eval.json", "search.json"]);
+        let loaded = load_all(&files).unwrap();
+        assert_eq!(loaded.len(), 2);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn any_other_json_in_a_params_folder_is_refused_by_name_with_what_to_do() {
+        let checkpoint = r#"{"journal": "4f1c", "state": {"seq": 3, "theta": [1.5]}}"#;
+        let result =
+            r#"{"pairs": 4, "params": [{"name": "asp_delta", "start": 20, "written": 21}]}"#;
+        for (name, text, hint) in [
+            ("search.spsa.checkpoint.json", checkpoint, "mv "),
+            ("search.spsa.result.json", result, "search.spsa.* runs/"),
+            ("x.checkpoint.json", checkpoint, "mv "),
+            (
+                "notes.json",
+                r#"{"todo": []}"#,
+                "holds parameter files only",
+            ),
+            ("broken.json", "{\"group\": ", "holds parameter files only"),
+        ] {
+            let dir = params_copy("refuses");
+            fs::write(dir.join(name), text).unwrap();
+            let err = parameter_files_in(&dir).unwrap_err().to_string();
+            assert!(
+                err.contains(name) && err.contains("not a parameter file"),
+                "{err}"
+            );
+            assert!(err.contains(hint), "{name}: {err}");
+            assert!(!err.contains('\n'), "one line: {err}");
+            fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_copy_of_a_parameter_file_beside_it_is_refused_naming_both_files() {
+        let dir = params_copy("copy");
+        // What `texel -o params/eval.tuned.json` would have left: a second eval file.
+        fs::copy(repo_file("eval.json"), dir.join("eval.tuned.json")).unwrap();
+        let files = parameter_files_in(&dir).unwrap();
+        let err = load_all(&files).unwrap_err().to_string();
+        assert!(
+            err.contains("eval.json") && err.contains("eval.tuned.json"),
+            "{err}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -24,4 +24,4 @@ pub use param::{Error, MeasuredBy, Param, ParamSpec, RENAMED, Table, rename_note
 pub use select::Selector;
 
 #[cfg(feature = "json")]
-pub use file::{Field, ParamFile, load_all, overlay, write_atomically};
+pub use file::{Field, MARKER, ParamFile, load_all, overlay, parameter_files_in, write_atomically};

@@ -40,6 +40,7 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Position as _};
 use crate::game_args::GameArgs;
 use crate::games::{Adjudication, EnginePlayer, GameRecord, Outcome, TimeControl, play_game};
 use crate::openings::{GeneratorConfig, random_opening};
+use crate::{interrupt, run_files};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -507,6 +508,8 @@ pub fn run(args: Args) -> Result<()> {
         },
     };
     let settings = settings_text(&args);
+    run_files::refuse_params_folder(&args.output, "--output")?;
+    let _locks = crate::matches::lock_outputs(std::slice::from_ref(&args.output), &args.game)?;
     let mut out = Output::open(&args.output, &settings)?;
     if out.games >= args.games {
         eprintln!(
@@ -537,6 +540,7 @@ pub fn run(args: Args) -> Result<()> {
         skip_plies: args.skip_plies,
     };
     let mut progress = Progress::new(first, args.games, out.positions);
+    interrupt::install("finishing the games in flight");
     let (tx, rx) = mpsc::sync_channel::<Result<Finished>>(threads * 4);
     let written = std::thread::scope(|scope| -> Result<()> {
         for _ in 0..threads {
@@ -565,6 +569,14 @@ pub fn run(args: Args) -> Result<()> {
         out.positions,
         out.file.metadata().map_or(0, |m| m.len()) as f64 / 1e6
     );
+    if out.games < args.games {
+        eprintln!(
+            "datagen: stopped; to continue (the file is extended to {} games):  {}",
+            args.games,
+            interrupt::command_again(&[], "")
+        );
+        return Err(interrupt::Stopped.into());
+    }
     Ok(())
 }
 
@@ -585,7 +597,7 @@ impl Setup {
     /// players (so the game depends on its index alone) and sends its block.
     fn work(&self, tx: &mpsc::SyncSender<Result<Finished>>) {
         let mut opening_searcher = Searcher::new(Params::default(), 4);
-        while !self.stop.load(Ordering::Relaxed) {
+        while !self.stop.load(Ordering::Relaxed) && !interrupt::requested() {
             let index = self.next.fetch_add(1, Ordering::Relaxed);
             if index >= self.games {
                 break;
@@ -915,7 +927,10 @@ mod tests {
         let err = run(args(&dir.join("no/such/dir/x.bin"), 1))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("cannot write the output file"), "{err}");
+        assert!(
+            err.contains("cannot write") && err.contains("no/such/dir"),
+            "{err}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -12,6 +12,7 @@ use anyhow::{Context, Result};
 use occam_params::render;
 
 use crate::params_file::{self, ParamFile};
+use crate::run_files;
 
 /// Output format of the export.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,8 +63,12 @@ pub fn run(args: Args) -> Result<()> {
     provenance.extend(args.note.iter().cloned());
     let text = render(&files, args.format, &provenance);
     match &args.output {
-        Some(path) => params_file::write_atomically(path, &text)
-            .with_context(|| format!("cannot write the export to {}", path.display())),
+        Some(path) => {
+            run_files::refuse_params_folder(path, "--output")?;
+            let _lock = run_files::WriteLocks::acquire(&[path])?;
+            params_file::write_atomically(path, &text)
+                .with_context(|| format!("cannot write the export to {}", path.display()))
+        }
         None => {
             print!("{text}");
             Ok(())

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::external::{ParamList, number_text};
+use crate::run_files::WriteLocks;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -173,6 +174,11 @@ pub fn run(args: Args) -> Result<()> {
         (text, args.values.display().to_string())
     };
     let imported = parse_values(&text, &source)?;
+    let _locks = if args.dry_run {
+        WriteLocks::default()
+    } else {
+        WriteLocks::acquire(&args.files)?
+    };
     let mut lists = args
         .files
         .iter()

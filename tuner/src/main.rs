@@ -7,11 +7,13 @@ mod external;
 mod game_args;
 mod games;
 mod import;
+mod interrupt;
 mod matches;
 mod openings;
 mod params_file;
 mod pgn;
 mod plot;
+mod run_files;
 mod spsa;
 #[cfg(test)]
 mod test_util;
@@ -72,6 +74,9 @@ fn main() {
         Command::Import(args) => import::run(args),
     };
     if let Err(e) = result {
+        if e.is::<interrupt::Stopped>() {
+            std::process::exit(interrupt::STOPPED);
+        }
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }

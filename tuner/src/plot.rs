@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use plotters::prelude::*;
 
+use crate::run_files::{self, WriteLocks};
 use crate::spsa::server::{by_movement, trajectories};
 
 #[derive(clap::Args)]
@@ -33,9 +34,14 @@ pub fn run(args: Args) -> Result<()> {
             args.journal.display()
         );
     }
-    let output = args
-        .output
-        .unwrap_or_else(|| args.journal.with_extension("svg"));
+    let output = match args.output {
+        Some(output) => {
+            run_files::refuse_params_folder(&output, "--output")?;
+            output
+        }
+        None => args.journal.with_extension("svg"),
+    };
+    let _lock = WriteLocks::acquire(&[&output])?;
     // The charts to draw: indices into the run's parameters.
     let shown: Vec<usize> = match args.top {
         Some(top) => {

@@ -45,6 +45,7 @@ use shakmaty::{Move, Position as _, Role};
 
 use crate::datagen::{self, RECORD};
 use crate::params_file::{Field, ParamFile, Selector, overlay};
+use crate::run_files::{self, WriteLocks};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -105,6 +106,7 @@ const TEXT_GROUP_LINES: usize = 128;
 const CHECK_EVERY: u32 = 10;
 
 pub fn run(args: Args) -> Result<()> {
+    let _locks = lock_output(&args)?;
     if !(args.lr.is_finite() && args.lr > 0.0) {
         bail!(
             "--lr must be a positive number of centipawns, got {}",
@@ -200,6 +202,22 @@ fn tune(args: &Args) -> Result<()> {
         println!("wrote {}", file.path.display());
     }
     Ok(())
+}
+
+/// Locks the file the fit will write (PARAMS_FILE, or --output: a new file never in a
+/// folder of parameter files, where it would be a second copy of every weight).
+fn lock_output(args: &Args) -> Result<WriteLocks> {
+    if args.dry_run {
+        return Ok(WriteLocks::default());
+    }
+    let written = match &args.output {
+        Some(out) if out != &args.params_file => {
+            run_files::refuse_params_folder(out, "--output")?;
+            out
+        }
+        _ => &args.params_file,
+    };
+    WriteLocks::acquire(&[written])
 }
 
 /// Peak resident memory of this process (Linux), for the report.

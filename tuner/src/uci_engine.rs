@@ -255,6 +255,10 @@ impl UciEngine {
         if let Some(dir) = &self.spec.dir {
             command.current_dir(dir);
         }
+        // A process group of its own: a Ctrl-C at the terminal goes to the tuner alone,
+        // which stops cleanly, instead of killing engines in the middle of a game.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command
             .spawn()
             .map_err(|e| PlayerFault::Crash(format!("cannot start '{}': {e}", self.spec.cmd)))?;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 use common::sorted_book::{sorted_boards, sorted_epd};
-use common::{failed, fresh_dir, param_values, root, succeeded, tuner, words};
+use common::{failed, fresh_dir, param_values, root, succeeded, tuner, tuner_in, words};
 
 const TUNER: &str = env!("CARGO_BIN_EXE_tuner");
 
@@ -54,7 +54,7 @@ fn spsa_command(file: &Path) -> Vec<&str> {
 fn spsa(file: &Path, extra: &[&str]) -> Output {
     let mut args = spsa_command(file);
     args.extend_from_slice(extra);
-    tuner(&args)
+    tuner_in(file.parent().unwrap(), &args)
 }
 
 /// The file with every `"value": N` blanked, to compare everything but the values.
@@ -98,16 +98,16 @@ fn a_tiny_tune_changes_only_values_and_leaves_a_journal_and_table() {
         "spsa.csv",
         "spsa.result.json",
     ] {
-        assert!(dir.join(format!("search.{ext}")).exists(), "{ext}");
+        assert!(dir.join(format!("runs/search.{ext}")).exists(), "{ext}");
     }
-    let csv = std::fs::read_to_string(dir.join("search.spsa.csv")).unwrap();
+    let csv = std::fs::read_to_string(dir.join("runs/search.spsa.csv")).unwrap();
     assert_eq!(csv.lines().count(), 3, "{csv}");
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("8 pairs"), "{table}");
     // The plot of the run.
-    let plot = tuner(&["plot", dir.join("search.spsa.jsonl").to_str().unwrap()]);
+    let plot = tuner(&["plot", dir.join("runs/search.spsa.jsonl").to_str().unwrap()]);
     succeeded(&plot);
-    let svg = std::fs::read_to_string(dir.join("search.spsa.svg")).unwrap();
+    let svg = std::fs::read_to_string(dir.join("runs/search.spsa.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains(tuned[0]));
     // --top 1 draws only the parameter that moved most in units of its c_end.
     let (theta, _) = journal_pairs(&dir).pop().unwrap();
@@ -120,7 +120,7 @@ fn a_tiny_tune_changes_only_values_and_leaves_a_journal_and_table() {
     let top = dir.join("top.svg");
     let plot = tuner(&[
         "plot",
-        dir.join("search.spsa.jsonl").to_str().unwrap(),
+        dir.join("runs/search.spsa.jsonl").to_str().unwrap(),
         "--top",
         "1",
         "-o",
@@ -153,7 +153,7 @@ fn one_thread_at_fixed_nodes_is_reproducible() {
             "--pairs 6 --threads 1 --seed 9 --output last",
             &[],
         ));
-        let journal = std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap();
+        let journal = std::fs::read_to_string(dir.join("runs/search.spsa.jsonl")).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         journal
             .lines()
@@ -171,8 +171,9 @@ fn a_killed_run_resumes_and_finishes() {
     let (dir, file) = scratch("kill");
     let before = std::fs::read_to_string(&file).unwrap();
     let params = two_params();
-    let journal = dir.join("search.spsa.jsonl");
+    let journal = dir.join("runs/search.spsa.jsonl");
     let mut child = Command::new(TUNER)
+        .current_dir(&dir)
         .args(spsa_command(&file))
         .args(["--pairs", "400", "--params", &params, "--threads", "2"])
         .stdout(Stdio::null())
@@ -224,8 +225,8 @@ fn a_killed_run_resumes_and_finishes() {
 #[test]
 fn resume_refuses_a_checkpoint_of_another_run() {
     let (dir, file) = scratch("stale");
-    let journal = dir.join("search.spsa.jsonl");
-    let checkpoint = dir.join("search.spsa.checkpoint.json");
+    let journal = dir.join("runs/search.spsa.jsonl");
+    let checkpoint = dir.join("runs/search.spsa.checkpoint.json");
     let run = "--pairs 4 --threads 1 --no-write";
     succeeded(&spsa_two(&file, run, &[]));
     let stale = std::fs::read_to_string(&checkpoint).unwrap();
@@ -256,16 +257,16 @@ fn restart_keeps_every_earlier_run() {
         let restart = if seed == "1" { "" } else { "--restart" };
         let line = format!("--pairs 2 --threads 1 --seed {seed} {restart}");
         succeeded(&spsa_two(&file, &line, &[]));
-        journals.push(std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap());
+        journals.push(std::fs::read_to_string(dir.join("runs/search.spsa.jsonl")).unwrap());
     }
     for (n, journal) in journals[..2].iter().enumerate() {
-        let old = |ext: &str| dir.join(format!("search.spsa.{ext}.old.{}", n + 1));
+        let old = |ext: &str| dir.join(format!("runs/search.spsa.{ext}.old.{}", n + 1));
         assert_eq!(&std::fs::read_to_string(old("jsonl")).unwrap(), journal);
         for ext in ["checkpoint.json", "csv", "result.json"] {
             assert!(old(ext).exists(), "{ext}.old.{}", n + 1);
         }
     }
-    assert!(!dir.join("search.spsa.jsonl.old.3").exists());
+    assert!(!dir.join("runs/search.spsa.jsonl.old.3").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -378,14 +379,14 @@ fn bad_input_is_named_and_nothing_is_written() {
         );
         assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
         assert!(
-            !dir.join("search.spsa.jsonl").exists(),
+            !dir.join("runs/search.spsa.jsonl").exists(),
             "{extra:?} left a journal"
         );
     }
-    let out = tuner(&["spsa", file.to_str().unwrap(), "--tc", "fast"]);
+    let out = tuner_in(&dir, &["spsa", file.to_str().unwrap(), "--tc", "fast"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("'fast'"));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
-    assert!(!dir.join("search.spsa.jsonl").exists());
+    assert!(!dir.join("runs/search.spsa.jsonl").exists());
     // A broken file: the schema violation is named, the file is left as it was.
     let broken = before.replacen("\"min\":", "\"minimum\":", 1);
     std::fs::write(&file, &broken).unwrap();
@@ -407,14 +408,14 @@ fn verify_gates_the_frozen_header_on_the_sprt() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");
     assert!(err.contains("did not accept H1"), "{err}");
-    assert!(!dir.join("search.frozen.rs").exists());
-    assert!(dir.join("search.spsa.result.json").exists());
+    assert!(!dir.join("runs/search.verified.rs").exists());
+    assert!(dir.join("runs/search.spsa.result.json").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The names in `config.params` of a run's result file, and its `left_out` names.
 fn tuned_and_left_out(dir: &Path) -> (Vec<String>, Vec<String>) {
-    let text = std::fs::read_to_string(dir.join("search.spsa.result.json")).unwrap();
+    let text = std::fs::read_to_string(dir.join("runs/search.spsa.result.json")).unwrap();
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     let names = |v: &serde_json::Value| -> Vec<String> {
         v.as_array()
@@ -510,7 +511,7 @@ fn only_clock_parameters_in_clockless_games_is_refused() {
     for games in [&["--nodes", "300"][..], &["--movetime", "5"][..]] {
         let mut args = vec!["spsa", file.to_str().unwrap(), "--params", "tm_*"];
         args.extend_from_slice(games);
-        let out = tuner(&args);
+        let out = tuner_in(&dir, &args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{games:?}");
         assert!(
@@ -518,14 +519,14 @@ fn only_clock_parameters_in_clockless_games_is_refused() {
             "{err}"
         );
         assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
-        assert!(!dir.join("search.spsa.jsonl").exists());
+        assert!(!dir.join("runs/search.spsa.jsonl").exists());
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Every pair of the run journal in `dir`, in order: θ after it and its pentanomial index.
 fn journal_pairs(dir: &Path) -> Vec<(Vec<f64>, u64)> {
-    let text = std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap();
+    let text = std::fs::read_to_string(dir.join("runs/search.spsa.jsonl")).unwrap();
     text.lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
         .filter(|l| l["type"] == "pair")
@@ -574,7 +575,7 @@ fn r_end_sets_the_rate_of_the_run_not_of_the_file() {
     }
     // The run records its rate; the file keeps its own r_end (only values may change).
     let result: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("search.spsa.result.json")).unwrap(),
+        &std::fs::read_to_string(dir.join("runs/search.spsa.result.json")).unwrap(),
     )
     .unwrap();
     for p in result["config"]["params"].as_array().unwrap() {
@@ -594,14 +595,14 @@ fn r_end_sets_the_rate_of_the_run_not_of_the_file() {
         "{err}"
     );
     // Bad rates are refused before anything is touched.
-    let journal = std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap();
+    let journal = std::fs::read_to_string(dir.join("runs/search.spsa.jsonl")).unwrap();
     for bad in ["0", "-0.01", "nan", "inf", "fast"] {
         let out = spsa_two(&file, "--pairs 1 --threads 1 --restart --r-end", &[bad]);
         let err = failed(&out);
         assert!(err.contains("--r-end"), "{bad}: {err}");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), after);
         assert_eq!(
-            std::fs::read_to_string(dir.join("search.spsa.jsonl")).unwrap(),
+            std::fs::read_to_string(dir.join("runs/search.spsa.jsonl")).unwrap(),
             journal
         );
     }

@@ -16,9 +16,10 @@ fn scratch(name: &str) -> PathBuf {
     fresh_dir("spsa-engine", name)
 }
 
-fn tuner(args: &[String], env: &[(&str, &Path)]) -> Output {
+/// Runs the tuner in `dir`, where the run's files go (under `runs/`).
+fn tuner(dir: &Path, args: &[String], env: &[(&str, &Path)]) -> Output {
     let mut cmd = Command::new(TUNER);
-    cmd.args(args);
+    cmd.current_dir(dir).args(args);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -78,10 +79,10 @@ fn occam_over_uci_and_in_process_write_the_same_journal() {
                 format!("cmd={}", occam_binary().display()),
             ]);
         }
-        let out = tuner(&args, &[]);
+        let out = tuner(&sub, &args, &[]);
         assert!(out.status.success(), "{}", text(&out));
         journals.push((
-            pairs(&sub.join("search.spsa.jsonl")),
+            pairs(&sub.join("runs/search.spsa.jsonl")),
             std::fs::read_to_string(&file).unwrap(),
         ));
     }
@@ -113,7 +114,7 @@ fn engine_faults_are_scored_and_the_tune_goes_on() {
     let script = root().join("scripts/fake_engine.py");
     let run = |faults: &str, limit: &[&str], pairs: &str| {
         let _ = std::fs::remove_file(&log);
-        let _ = std::fs::remove_file(dir.join("search.spsa.jsonl"));
+        let _ = std::fs::remove_file(dir.join("runs/search.spsa.jsonl"));
         let mut args = vec![
             "spsa".to_string(),
             file.display().to_string(),
@@ -134,11 +135,11 @@ fn engine_faults_are_scored_and_the_tune_goes_on() {
             pairs,
         ]));
         args.extend(strings(limit));
-        let out = tuner(&args, &[("FAKE_ENGINE_LOG", &log)]);
+        let out = tuner(&dir, &args, &[("FAKE_ENGINE_LOG", &log)]);
         let all = text(&out);
         assert!(out.status.success(), "{all}");
         assert_eq!(
-            pairs_in(&dir.join("search.spsa.jsonl")),
+            pairs_in(&dir.join("runs/search.spsa.jsonl")),
             pairs.parse::<usize>().unwrap(),
             "{all}"
         );
@@ -204,7 +205,7 @@ fn a_killed_external_tune_resumes_and_finishes() {
     assert_eq!(lines.len(), 4, "{lines:?}");
     let before = lines.join("\n");
     std::fs::write(&list, &before).unwrap();
-    let journal = dir.join("occam.spsa.jsonl");
+    let journal = dir.join("runs/occam.spsa.jsonl");
     let args = |extra: &[&str]| {
         let mut a = vec![
             "spsa".to_string(),
@@ -227,6 +228,7 @@ fn a_killed_external_tune_resumes_and_finishes() {
         a
     };
     let mut child = Command::new(TUNER)
+        .current_dir(&dir)
         .args(args(&[]))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -241,7 +243,7 @@ fn a_killed_external_tune_resumes_and_finishes() {
     let at_kill = pairs_in(&journal);
     assert!((6..100).contains(&at_kill), "{at_kill}");
     assert_eq!(std::fs::read_to_string(&list).unwrap(), before);
-    let out = tuner(&args(&["--resume"]), &[]);
+    let out = tuner(&dir, &args(&["--resume"]), &[]);
     assert!(out.status.success(), "{}", text(&out));
     let mut ks: Vec<u64> = pairs(&journal)
         .iter()
@@ -275,7 +277,7 @@ fn parameter_lists_are_checked_and_written_in_their_format() {
     let tune = |file: &Path, line: &str| {
         let mut args = strings(&["spsa", file.to_str().unwrap(), "--engine", &engine]);
         args.extend(line.split_whitespace().map(String::from));
-        tuner(&args, &[])
+        tuner(&dir, &args, &[])
     };
     let bad = dir.join("bad.spsa");
     let text_bad = "asp_delta, int, 20, 5, 60, 2, 0.002\nNoSuchThing, int, 1, 0, 9, 1, 0.002\nrfp_margin, int, 80, -100000, 100, 5, 0.002";
@@ -291,7 +293,7 @@ fn parameter_lists_are_checked_and_written_in_their_format() {
     );
     assert_eq!(all.matches("error:").count(), 1, "one message: {all}");
     assert_eq!(std::fs::read_to_string(&bad).unwrap(), text_bad);
-    assert!(!dir.join("bad.spsa.jsonl").exists());
+    assert!(!dir.join("runs/bad.spsa.jsonl").exists());
 
     let wf = dir.join("config.json");
     let config = "{\n    \"asp_delta\": {\"value\": 20, \"min_value\": 5, \"max_value\": 60, \"step\": 4},\n    \"lmr_base\": {\n        \"value\": 75,\n        \"min_value\": 0,\n        \"max_value\": 200,\n        \"step\": 10\n    }\n}\n";

@@ -19,6 +19,7 @@ use clap::ArgAction;
 use occam::tablebase::Tablebases;
 
 use crate::game_args::GameArgs;
+use crate::run_files::{self, WriteLocks};
 use runner::{MatchConfig, MatchResult, play_match};
 use side::Side;
 use sprt::{Model, Sprt};
@@ -193,6 +194,21 @@ fn gauntlet_results(path: &Path, index: usize, name: &str) -> PathBuf {
 
 pub fn run(args: Args) -> Result<()> {
     let sides = sides(&args)?;
+    let results_of = |i: usize, opponent: &Side| {
+        args.results.as_ref().map(|p| {
+            if args.gauntlet {
+                gauntlet_results(p, i + 1, opponent.name())
+            } else {
+                p.clone()
+            }
+        })
+    };
+    let written: Vec<PathBuf> = sides[1..]
+        .iter()
+        .enumerate()
+        .filter_map(|(i, opponent)| results_of(i, opponent))
+        .collect();
+    let _locks = lock_outputs(&written, &args.games_args)?;
     let sprt = args
         .sprt
         .as_ref()
@@ -219,6 +235,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     let (first, opponents) = sides.split_first().expect("two sides at least");
     let mut results: Vec<MatchResult> = Vec::new();
+    crate::interrupt::install("finishing the games in flight");
     for (i, opponent) in opponents.iter().enumerate() {
         let config = MatchConfig {
             a: first,
@@ -231,13 +248,7 @@ pub fn run(args: Args) -> Result<()> {
             hash_mb: args.games_args.hash_mb(),
             sprt,
             pgn: pgn.as_ref(),
-            results: args.results.as_ref().map(|p| {
-                if args.gauntlet {
-                    gauntlet_results(p, i + 1, opponent.name())
-                } else {
-                    p.clone()
-                }
-            }),
+            results: results_of(i, opponent),
             resume: args.resume,
             report_every: args.report_every,
             settings: settings.clone(),
@@ -252,12 +263,45 @@ pub fn run(args: Args) -> Result<()> {
             2 * result.played_pairs
         );
         println!("--------------------------------------------------");
+        if result.stopped {
+            report_stop(&result, args.results.is_some());
+            return Err(crate::interrupt::Stopped.into());
+        }
         results.push(result);
     }
     if args.gauntlet {
         print!("{}", gauntlet_table(first.name(), &results));
     }
     Ok(())
+}
+
+/// Locks the files a match writes (results files, PGN) for its whole run, after
+/// refusing any in a folder of parameter files.
+pub fn lock_outputs(results: &[PathBuf], games: &GameArgs) -> Result<WriteLocks> {
+    let pgn = games.pgn.iter();
+    for (path, flag) in results
+        .iter()
+        .map(|p| (p, "--results"))
+        .chain(pgn.map(|p| (p, "--pgn")))
+    {
+        run_files::refuse_params_folder(path, flag)?;
+    }
+    WriteLocks::acquire(&results.iter().chain(&games.pgn).collect::<Vec<_>>())
+}
+
+/// What to do after a clean stop: continue from the results file, when there is one.
+pub fn report_stop(result: &MatchResult, kept: bool) {
+    let pairs = result.tally.pairs();
+    if kept {
+        eprintln!(
+            "match: stopped after {pairs} pairs, all kept in the results file; to continue:  {}",
+            crate::interrupt::command_again(&["--resume"], "--resume")
+        );
+    } else {
+        eprintln!(
+            "match: stopped after {pairs} pairs (the result above); without --results FILE a match cannot be continued"
+        );
+    }
 }
 
 /// The gauntlet summary: one row per opponent and the overall row (pentanomials summed,

@@ -23,6 +23,7 @@ use super::stats::Tally;
 use crate::games::{
     Adjudication, GameRecord, Outcome, PlayerFault, TABLEBASE_REASON, TimeControl, play_pair,
 };
+use crate::interrupt;
 use crate::pgn::{PgnWriter, render};
 
 /// How often the live line is logged when stderr is not a terminal.
@@ -68,6 +69,8 @@ pub struct MatchResult {
     /// Pairs played in this run (not counting resumed ones) and the time they took.
     pub played_pairs: u64,
     pub elapsed: Duration,
+    /// Stopped by Ctrl-C before the last pair (and before the SPRT decided).
+    pub stopped: bool,
 }
 
 impl MatchResult {
@@ -338,7 +341,8 @@ pub fn play_match(config: &MatchConfig<'_>) -> Result<MatchResult> {
             let tx = tx.clone();
             let (next, stop, pending) = (&next, &stop, &pending);
             scope.spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
+                // After a Ctrl-C no new pair starts; the ones in flight are recorded.
+                while !stop.load(Ordering::Relaxed) && !interrupt::requested() {
                     let Some(&pair) = pending.get(next.fetch_add(1, Ordering::Relaxed)) else {
                         break;
                     };
@@ -374,7 +378,7 @@ pub fn play_match(config: &MatchConfig<'_>) -> Result<MatchResult> {
         }
         failure
     });
-    collector.finish(outcome)
+    collector.finish(outcome, pending.len() as u64)
 }
 
 /// The main thread's side of a match: the tally and SPRT, the results file, PGN and
@@ -406,6 +410,7 @@ impl<'c, 'a> Collector<'c, 'a> {
                     .map(|_| results.as_ref().map_or([0; 3], |r| r.tablebase)),
                 played_pairs: 0,
                 elapsed: Duration::ZERO,
+                stopped: false,
             },
             results,
             bar: ProgressBar::hidden(),
@@ -531,9 +536,10 @@ impl<'c, 'a> Collector<'c, 'a> {
         }
     }
 
-    fn finish(mut self, outcome: Result<()>) -> Result<MatchResult> {
+    fn finish(mut self, outcome: Result<()>, pending: u64) -> Result<MatchResult> {
         self.bar.finish_and_clear();
         self.result.elapsed = self.started.elapsed();
+        self.result.stopped = self.result.played_pairs < pending && !self.decided();
         outcome?;
         Ok(self.result)
     }

@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+use crate::run_files;
+
 use anyhow::{Result, bail};
 use occam::Params;
 use occam_params::render;
@@ -33,9 +35,13 @@ pub struct VerifyArgs {
     /// Games played at the same time.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub concurrency: u64,
-    /// Where to write the frozen parameters: a Rust module when the name ends in `.rs`,
-    /// otherwise a C header.
-    #[arg(long, default_value = "occam_params.h", value_name = "FILE")]
+    /// Where to write the verified parameters: a Rust module when the name ends in
+    /// `.rs`, otherwise a C header. Never in a folder of parameter files.
+    #[arg(
+        long,
+        default_value = "runs/occam_params.verified.h",
+        value_name = "FILE"
+    )]
     pub header: PathBuf,
     /// Write the header even when the SPRT did not accept H1.
     #[arg(long)]
@@ -106,8 +112,14 @@ impl VerifyPlan {
     }
 }
 
-/// `tuner verify`.
+/// `tuner verify`: the header, results and PGN it writes are locked for the whole run.
 pub fn verify(args: VerifyArgs) -> Result<()> {
+    run_files::refuse_params_folder(&args.header, "--header")?;
+    run_files::create_folder_of(&args.header)?;
+    let results: Vec<PathBuf> = args.results.iter().cloned().collect();
+    let mut locks = super::lock_outputs(&results, &args.games_args)?;
+    locks.add(&args.header)?;
+    crate::interrupt::install("finishing the games in flight");
     run_plan(VerifyPlan::from_args(args)?)
 }
 
@@ -162,6 +174,10 @@ pub fn run_plan(plan: VerifyPlan) -> Result<()> {
     println!("--------------------------------------------------");
     print!("{}", result.report(&settings));
     println!("--------------------------------------------------");
+    if result.stopped {
+        super::report_stop(&result, plan.results.is_some());
+        return Err(crate::interrupt::Stopped.into());
+    }
     let (_, llr, decision) = result.sprt.expect("an SPRT was configured");
     if decision != Decision::AcceptH1 && !plan.force {
         bail!(

@@ -16,7 +16,7 @@ pub mod server;
 pub mod target;
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -35,11 +35,13 @@ use crate::game_args::{BookOrder, GameArgs};
 use crate::games::{
     Adjudication, GameRecord, Outcome, PlayerFault, TimeControl, pair_score, play_pair,
 };
+use crate::interrupt::{self, Stopped};
 use crate::matches::sprt::{Model, Sprt};
 use crate::matches::verify::VerifyPlan;
 use crate::params_file::{Field, MeasuredBy, load_all, overlay};
 use crate::pgn;
 use crate::pgn::PgnWriter;
+use crate::run_files::{self, WriteLocks};
 use crate::uci_engine::EngineSpec;
 use schedule::Hyper;
 use server::{LeftOut, RunConfig, RunFiles, Server, TunedParam, WorkItem};
@@ -99,11 +101,19 @@ pub struct Args {
     /// Continue the run recorded in the journal (after a kill, a crash or Ctrl-C).
     #[arg(long, conflicts_with = "restart")]
     pub resume: bool,
+    /// Write the values the run in the journal has reached, without playing: the
+    /// average over the averaging window (the last --average-fraction of the planned
+    /// pairs) once it has begun, else the last θ (the line printed says which). The
+    /// journal is left as it is, so the run can still be continued with --resume.
+    #[arg(long, conflicts_with_all = ["restart", "resume"])]
+    pub finish: bool,
     /// Start over although a journal exists (the earlier run's journal, checkpoint and
     /// results are kept as *.old.1, *.old.2, ...; nothing is overwritten).
     #[arg(long)]
     pub restart: bool,
-    /// Journal path [default: next to the first file, e.g. params/search.spsa.jsonl].
+    /// Journal path [default: in the run folder, named after the first file, e.g.
+    /// runs/search.spsa.jsonl]; the checkpoint, table, result and plot go beside it.
+    /// Never in a folder of parameter files.
     #[arg(long, value_name = "FILE")]
     pub journal: Option<PathBuf>,
     /// What is written back: the average over the last part of the run, or the last θ.
@@ -142,8 +152,8 @@ pub struct Args {
     /// Upper limit of game pairs of --verify.
     #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub verify_pairs: u64,
-    /// The frozen header --verify writes: a Rust module when it ends in `.rs`, else a C
-    /// header [default: next to the first file, e.g. params/search.frozen.rs].
+    /// The verified header --verify writes: a Rust module when it ends in `.rs`, else a
+    /// C header [default: in the run folder, e.g. runs/search.verified.rs].
     #[arg(long, value_name = "FILE")]
     pub header: Option<PathBuf>,
     /// Tune the clock-only parameters (`"measured_by": "clock"`: time management, tm_*)
@@ -174,6 +184,8 @@ struct TunePlan {
     /// Write the result into the parameter files (not with --no-write).
     write: bool,
     verify: Option<VerifySettings>,
+    /// Held until the run, its write-back and verification are over.
+    _locks: WriteLocks,
 }
 
 /// What `--verify` will test, checked before the tune.
@@ -185,11 +197,58 @@ struct VerifySettings {
 }
 
 /// `tuner spsa`: prepare the run (new or resumed), play its pairs, then write and
-/// optionally verify the result.
+/// optionally verify the result. With --finish, only write what the journal reached.
+/// A Ctrl-C stops the run cleanly: it is saved, and how to go on is printed.
 pub fn run(args: Args) -> Result<()> {
+    let finish_only = args.finish;
     let (plan, server) = prepare(args)?;
+    if finish_only {
+        return finish(plan, server);
+    }
+    interrupt::install("finishing the pairs in flight, then saving the run");
     let server = play(&plan, server)?;
+    if interrupt::requested() && !server.finished() {
+        report_stop(&plan, &server);
+        return Err(Stopped.into());
+    }
     finish(plan, server)
+}
+
+/// What to do after a clean stop: the pairs done, where they are kept, and the two
+/// commands that go on from there.
+fn report_stop(plan: &TunePlan, server: &Server) {
+    let others = ["--restart", "--resume", "--finish"];
+    eprintln!(
+        "spsa: stopped after {} of {} pairs; the journal keeps every finished pair: {}",
+        server.pairs_done(),
+        server.config.hyper.pairs,
+        plan.run_files.journal.display()
+    );
+    eprintln!(
+        "spsa: to continue:  {}",
+        interrupt::command_again(&others, "--resume")
+    );
+    eprintln!(
+        "spsa: to write the values reached so far ({}):  {}",
+        what_finish_writes(server, plan.output),
+        interrupt::command_again(&others, "--finish")
+    );
+}
+
+/// Which θ a write-back takes now: the average once its window has begun, else the
+/// last θ.
+fn what_finish_writes(server: &Server, output: Output) -> String {
+    let window = server.averaging_window_start() + 1;
+    match output {
+        Output::Last => "the last θ".to_string(),
+        Output::Average if server.state.average_count == 0 => {
+            format!("the last θ: the averaging window, from pair {window} on, has not begun")
+        }
+        Output::Average => format!(
+            "the average of θ over pairs {window}..{}",
+            server.pairs_done()
+        ),
+    }
 }
 
 /// Checks the arguments, loads the files and opens the run: a fresh journal, or the
@@ -230,6 +289,11 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
         None
     };
     let tc = args.games.time_control()?;
+    let journal = journal_path(&args)?;
+    let header = verify_sprt
+        .is_some()
+        .then(|| header_path(&args))
+        .transpose()?;
     let target = if args.engine.is_empty() {
         let files = load_all(&args.files)?;
         // Every parameter starts from its file value; the tuned ones move from there.
@@ -247,6 +311,8 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     };
     let (chosen, left_out) =
         measurable(target.select(&args.params)?, &tc, args.include_clock_params)?;
+    // Everything is checked: from here on this run is the one writer of its files.
+    let locks = lock_run(&args, &journal, header.as_deref())?;
     // A book is sampled at random by --seed unless --book-order says otherwise, and used
     // whole: the run cycles through all of it, not through its first positions.
     args.games.book_order.get_or_insert(BookOrder::Random);
@@ -257,10 +323,6 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     };
     let adjudication = args.games.adjudication();
 
-    let journal = args
-        .journal
-        .clone()
-        .unwrap_or_else(|| RunFiles::default_journal(&args.files[0]));
     let run_files = RunFiles::new(journal.clone());
     let config = RunConfig {
         version: 1,
@@ -311,15 +373,14 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
         server.config.games,
         journal.display()
     );
-    let verify = verify_sprt.map(|sprt| VerifySettings {
-        sprt,
-        pairs: args.verify_pairs,
-        header: args
-            .header
-            .clone()
-            .unwrap_or_else(|| server.config.files[0].with_extension("frozen.rs")),
-        games: args.games.clone(),
-    });
+    let verify = verify_sprt
+        .zip(header)
+        .map(|(sprt, header)| VerifySettings {
+            sprt,
+            pairs: args.verify_pairs,
+            header,
+            games: args.games.clone(),
+        });
     let plan = TunePlan {
         target,
         slots,
@@ -333,15 +394,77 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
         output: args.output,
         write: !args.no_write,
         verify,
+        _locks: locks,
     };
     Ok((plan, server))
+}
+
+/// The journal: --journal, or `runs/<first file's stem>.spsa.jsonl`. A run whose
+/// files still lie beside the parameter files (where older versions wrote them) is
+/// pointed to the run folder.
+fn journal_path(args: &Args) -> Result<PathBuf> {
+    if let Some(journal) = &args.journal {
+        run_files::refuse_params_folder(journal, "--journal")?;
+        return Ok(journal.clone());
+    }
+    let journal = RunFiles::default_journal(&args.files[0]);
+    let beside = args.files[0].with_extension("spsa.jsonl");
+    if beside.exists() && !journal.exists() {
+        let stem = beside.with_extension("");
+        let moving = format!(
+            "`mkdir -p {} && mv {}.* {}/`",
+            run_files::RUN_DIR,
+            stem.display(),
+            run_files::RUN_DIR
+        );
+        if args.resume || args.finish {
+            bail!(
+                "the run to continue lies beside the parameter files ({}), where the build cannot have it; move its files to the run folder with {moving} and run this again",
+                beside.display()
+            );
+        }
+        eprintln!(
+            "note: an earlier run's files lie beside the parameter files ({}); to keep it, move them with {moving}",
+            beside.display()
+        );
+    }
+    Ok(journal)
+}
+
+/// Where --verify writes its header: --header, or `runs/<first file's stem>.verified.rs`.
+fn header_path(args: &Args) -> Result<PathBuf> {
+    if let Some(header) = &args.header {
+        run_files::refuse_params_folder(header, "--header")?;
+        return Ok(header.clone());
+    }
+    let stem = args.files[0]
+        .file_stem()
+        .unwrap_or_default()
+        .to_string_lossy();
+    Ok(run_files::in_run_dir(format!("{stem}.verified.rs")))
+}
+
+/// Locks every file the run writes, for the whole run: the journal (and so its
+/// siblings), the parameter files unless --no-write, the header and the PGN.
+fn lock_run(args: &Args, journal: &Path, header: Option<&Path>) -> Result<WriteLocks> {
+    if let Some(pgn) = &args.games.pgn {
+        run_files::refuse_params_folder(pgn, "--pgn")?;
+    }
+    run_files::create_folder_of(journal)?;
+    let mut written = vec![journal.to_path_buf()];
+    if !args.no_write {
+        written.extend(args.files.iter().cloned());
+    }
+    written.extend(header.map(Path::to_path_buf));
+    written.extend(args.games.pgn.clone());
+    WriteLocks::acquire(&written)
 }
 
 /// The run: resumed from its journal with --resume (which must use the run's own files
 /// and game options), else new, after --restart has moved an earlier run aside.
 fn open_run(args: &Args, config: RunConfig, run_files: &RunFiles) -> Result<Server> {
     let journal = &run_files.journal;
-    Ok(if args.resume {
+    Ok(if args.resume || args.finish {
         let server = Server::resume(run_files.clone())?;
         let was = &server.config;
         if was.engine != config.engine {
@@ -432,7 +555,7 @@ fn play(plan: &TunePlan, server: Server) -> Result<Server> {
         for (mut plus, mut minus) in workers {
             let (shared, abort, first_error) = (shared_ref, abort_ref, first_error_ref);
             scope.spawn(move |_| {
-                while !abort.load(Ordering::Relaxed) {
+                while !abort.load(Ordering::Relaxed) && !interrupt::requested() {
                     let Some(item) = shared.lock().unwrap().0.next_work() else {
                         break;
                     };
@@ -517,11 +640,8 @@ fn finish(plan: TunePlan, server: Server) -> Result<()> {
     } else {
         target.write_back(&slots, &written)?;
         eprintln!(
-            "wrote the {} values to {}",
-            match output {
-                Output::Average => "averaged",
-                Output::Last => "last",
-            },
+            "wrote {} to {}",
+            what_finish_writes(&server, output),
             crate::params_file::paths_text(&target.paths(), ", ")
         );
     }

@@ -222,9 +222,11 @@ impl RunFiles {
         }
     }
 
-    /// `params/search.json` → `params/search.spsa.jsonl`.
+    /// `params/search.json` → `runs/search.spsa.jsonl`: in the run folder, never
+    /// beside the parameter files (the engine's build reads their folder).
     pub fn default_journal(first_file: &Path) -> PathBuf {
-        first_file.with_extension("spsa.jsonl")
+        let stem = first_file.file_stem().unwrap_or_default().to_string_lossy();
+        crate::run_files::in_run_dir(format!("{stem}.spsa.jsonl"))
     }
 
     /// A sibling of the journal with another suffix (`csv`, `result.json`).
@@ -451,6 +453,12 @@ impl Server {
         self.state.seq
     }
 
+    /// The pairs before the averaging window: θ is averaged from the pair after this.
+    pub fn averaging_window_start(&self) -> u64 {
+        let pairs = self.config.hyper.pairs as f64;
+        ((1.0 - self.config.average_fraction) * pairs).floor() as u64
+    }
+
     /// The next pair to play, or `None` when every planned iteration has been issued.
     pub fn next_work(&mut self) -> Option<WorkItem> {
         let k = match self.reissue.pop_first() {
@@ -545,9 +553,7 @@ impl Server {
         }
         s.seq += 1;
         // Polyak–Ruppert: average θ over the last part of the run.
-        let window_start =
-            ((1.0 - self.config.average_fraction) * hyper.pairs as f64).floor() as u64;
-        if s.seq > window_start {
+        if s.seq > self.averaging_window_start() {
             for (sum, t) in s.average_sum.iter_mut().zip(&s.theta) {
                 *sum += t;
             }

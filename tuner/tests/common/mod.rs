@@ -18,9 +18,14 @@ pub fn root() -> PathBuf {
 
 /// Runs the tuner binary in the workspace root.
 pub fn tuner(args: &[&str]) -> Output {
+    tuner_in(&root(), args)
+}
+
+/// Runs the tuner binary in `dir` (where a run's files go, under `runs/`).
+pub fn tuner_in(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tuner"))
         .args(args)
-        .current_dir(root())
+        .current_dir(dir)
         .output()
         .expect("run tuner")
 }
