@@ -123,9 +123,11 @@ def tuner_subcommand(segment):
     words = shlex.split(segment, comments=False, posix=True) if segment.strip() else []
     for i, w in enumerate(words):
         if os.path.basename(w) == "tuner" and i + 1 < len(words):
-            return words[i + 1]
-        if w == "--" and i >= 2 and "tuner" in words[:i]:
-            return words[i + 1] if i + 1 < len(words) else None
+            # `tuner SUB` or `cargo run ... -p tuner [...] -- SUB`
+            rest = words[i + 1:]
+            if "--" in rest and words[i - 1] == "-p":
+                rest = rest[rest.index("--") + 1:]
+            return rest[0] if rest else None
     return None
 
 def apply_budget(segment, flags):
