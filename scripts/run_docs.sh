@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the shell blocks of README.md and docs/*.md that are marked runnable, each page on
-# a fresh copy of the repository, and fails at the first block that fails.
+# Runs the shell blocks of README.md and docs/*.md that are marked runnable, each block on
+# a fresh copy of the repository, and fails at the first block that fails. The lines of
+# one block run in order in one copy, so a block may build on its own earlier lines.
 #
 #   scripts/run_docs.sh [PAGE.md ...]      (default: README.md and docs/*.md)
 #
@@ -58,7 +59,7 @@ fresh_copy() {
     git -C "$dest" -c user.name=docs -c user.email=docs@localhost commit -qm "fresh copy"
 }
 
-# The copy's binaries, once: built from the first copy (all copies hold the same files).
+# The binaries, once, built from a copy (every copy holds the same files).
 BIN=$WORK/bin
 build_binaries() {
     local copy=$1
@@ -203,18 +204,14 @@ while i < len(text):
 EOF
 }
 
-built=0 blocks=0
+fresh_copy "$WORK/build"
+build_binaries "$WORK/build"
+blocks=0
 for page in "$@"; do
     [[ -f $ROOT/$page ]] || { echo "run_docs: no page $page" >&2; exit 2; }
     name=$(basename "$page" .md)
-    copy=$WORK/$name/repo
-    scripts_dir=$WORK/$name/blocks
+    scripts_dir=$WORK/$name
     mkdir -p "$scripts_dir"
-    fresh_copy "$copy"
-    if ((!built)); then
-        build_binaries "$copy"
-        built=1
-    fi
     extract_blocks "$ROOT/$page" "$scripts_dir"
     for script in "$scripts_dir"/*.sh; do
         [[ -e $script ]] || continue
@@ -222,6 +219,8 @@ for page in "$@"; do
         blocks=$((blocks + 1))
         echo "run_docs: $where" >&2
         log=${script%.sh}.log
+        copy=${script%.sh}.repo
+        fresh_copy "$copy"
         if ! (cd "$copy" && PATH="$BIN:$PATH" TUNER="$BIN/tuner" \
             timeout "$BLOCK_TIMEOUT" bash "$script") >"$log" 2>&1; then
             echo "run_docs: FAILED: the block at $where, run as:" >&2
