@@ -71,7 +71,11 @@ fn doc_pages() -> Vec<(String, String)> {
         .collect();
     docs.sort();
     for p in docs {
-        let rel = p.strip_prefix(&root).unwrap().to_string_lossy().into_owned();
+        let rel = p
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         pages.push((rel, read(&p)));
     }
     pages
@@ -93,8 +97,11 @@ fn run(program: &Path, args: &[&str]) -> String {
 
 /// Whether `text` holds `flag` (`--pairs`) as a whole flag, not as part of a longer one.
 fn mentions_flag(text: &str, flag: &str) -> bool {
-    let re = Regex::new(&format!(r"(^|[^A-Za-z0-9-]){}($|[^A-Za-z0-9-])", regex::escape(flag)))
-        .unwrap();
+    let re = Regex::new(&format!(
+        r"(^|[^A-Za-z0-9-]){}($|[^A-Za-z0-9-])",
+        regex::escape(flag)
+    ))
+    .unwrap();
     re.is_match(text)
 }
 
@@ -112,13 +119,17 @@ fn tuner_subcommands() -> Vec<String> {
             in_commands = line.trim_end() == "Commands:";
             continue;
         }
-        if in_commands && let Some(word) = line.split_whitespace().next() {
-            if word != "help" {
-                commands.push(word.to_string());
-            }
+        if in_commands
+            && let Some(word) = line.split_whitespace().next()
+            && word != "help"
+        {
+            commands.push(word.to_string());
         }
     }
-    assert!(commands.len() >= 8, "too few subcommands in tuner --help:\n{help}");
+    assert!(
+        commands.len() >= 8,
+        "too few subcommands in tuner --help:\n{help}"
+    );
     commands
 }
 
@@ -204,7 +215,9 @@ fn every_tuner_flag_is_documented_on_its_page() {
                 for key in engine_key.captures_iter(&option.text) {
                     let key = format!("{}=", &key[1]);
                     if !text.contains(&key) {
-                        missing.push(format!("tuner {command} --engine key {key} is not on {page_path}"));
+                        missing.push(format!(
+                            "tuner {command} --engine key {key} is not on {page_path}"
+                        ));
                     }
                 }
             }
@@ -276,7 +289,10 @@ fn every_engine_option_and_command_is_on_the_engine_page() {
             missing.push(format!("UCI option `{name}`"));
         }
     }
-    assert!(options >= 5, "too few options in occam's uci answer:\n{uci}");
+    assert!(
+        options >= 5,
+        "too few options in occam's uci answer:\n{uci}"
+    );
 
     // The error for an unknown command lists the commands the engine knows.
     let answer = occam_session("no_such_command_for_the_docs_test\nquit\n");
@@ -339,10 +355,8 @@ const SHELLS: &[&str] = &["sh", "bash", "shell", "console"];
 
 #[test]
 fn every_code_block_names_its_language_and_every_shell_block_its_marker() {
-    let marker = Regex::new(
-        r#"^(?:runnable(?: budget="(?:[^"]*)")?|not-runnable \([^)]+\))$"#,
-    )
-    .unwrap();
+    let marker =
+        Regex::new(r#"^(?:runnable(?: budget="(?:[^"]*)")?|not-runnable \([^)]+\))$"#).unwrap();
     let budget_item = Regex::new(r"^(?:--[a-z0-9-]+ \S+|[A-Z_]+=\S*)$").unwrap();
     let mut problems = Vec::new();
     let mut runnable = 0;
@@ -350,7 +364,10 @@ fn every_code_block_names_its_language_and_every_shell_block_its_marker() {
         for b in blocks(&page, &text) {
             let (language, rest) = b.info.split_once(' ').unwrap_or((&b.info, ""));
             if language.is_empty() {
-                problems.push(format!("{}:{}: a code block without a language", b.page, b.line));
+                problems.push(format!(
+                    "{}:{}: a code block without a language",
+                    b.page, b.line
+                ));
                 continue;
             }
             if !SHELLS.contains(&language) {
@@ -421,10 +438,23 @@ fn every_repository_path_the_pages_name_exists() {
     let code = Regex::new(r"`([^`\s]+)`").unwrap();
     let link = Regex::new(r"\]\(([^)\s]+)\)").unwrap();
     let tops = [
-        "params/", "scripts/", "docs/", "tests/", "engine/", "tuner/", "paramfile/", ".ci/",
+        "params/",
+        "scripts/",
+        "docs/",
+        "tests/",
+        "engine/",
+        "tuner/",
+        "paramfile/",
+        ".ci/",
         ".cargo/",
     ];
-    let files = ["Makefile", "LICENSE", "CHANGELOG.md", "README.md", "Cargo.toml"];
+    let files = [
+        "Makefile",
+        "LICENSE",
+        "CHANGELOG.md",
+        "README.md",
+        "Cargo.toml",
+    ];
     let mut missing = Vec::new();
     for (page, text) in doc_pages() {
         let dir = root.join(&page).parent().unwrap().to_path_buf();
@@ -435,10 +465,9 @@ fn every_repository_path_the_pages_name_exists() {
             if token.contains(['*', '<', '{', '…', '$', '|', '[']) {
                 continue;
             }
-            if tops.iter().any(|t| token.starts_with(t)) || files.contains(&token) {
-                if !root.join(token).exists() {
-                    missing.push(format!("{page}: `{token}`"));
-                }
+            let in_repository = tops.iter().any(|t| token.starts_with(t)) || files.contains(&token);
+            if in_repository && !root.join(token).exists() {
+                missing.push(format!("{page}: `{token}`"));
             }
         }
         for c in link.captures_iter(&prose) {
@@ -521,11 +550,23 @@ fn self_reference_patterns() -> Vec<(&'static str, Regex, bool)> {
     ]
     .join("|");
     vec![
-        ("an issue number", Regex::new(r"(?i)\bissues?\s*#?\d+").unwrap(), true),
-        ("a #N reference", Regex::new(r"(?:^|[\s(\[])#\d+\b").unwrap(), true),
+        (
+            "an issue number",
+            Regex::new(r"(?i)\bissues?\s*#?\d+").unwrap(),
+            true,
+        ),
+        (
+            "a #N reference",
+            Regex::new(r"(?:^|[\s(\[])#\d+\b").unwrap(),
+            true,
+        ),
         ("a development pass", Regex::new(&pass).unwrap(), false),
         ("a work session", Regex::new(&session).unwrap(), false),
-        ("a development machine's path", Regex::new(&dev_paths).unwrap(), false),
+        (
+            "a development machine's path",
+            Regex::new(&dev_paths).unwrap(),
+            false,
+        ),
         ("a branch or tag", Regex::new(&branch).unwrap(), false),
     ]
 }
@@ -545,8 +586,9 @@ fn scanned_files() -> Vec<PathBuf> {
             }
         } else if path.is_file() && path != this {
             let text_like = match path.extension().and_then(|e| e.to_str()) {
-                Some(ext) => ["md", "rs", "json", "sh", "py", "toml", "txt", "yml", "yaml"]
-                    .contains(&ext),
+                Some(ext) => {
+                    ["md", "rs", "json", "sh", "py", "toml", "txt", "yml", "yaml"].contains(&ext)
+                }
                 None => true,
             };
             if text_like {
