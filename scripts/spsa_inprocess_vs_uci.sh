@@ -29,7 +29,9 @@ tune() {
     local dir
     dir=$(mktemp -d -p "$work")
     cp params/search.json "$dir/"
-    "$TUNER" spsa "$dir/search.json" --threads "$THREADS" --no-write --seed 1 "$@" 2>&1 >/dev/null |
+    # The journal in the tune's own folder, not in the run folder: every round is a new run.
+    "$TUNER" spsa "$dir/search.json" --journal "$dir/search.spsa.jsonl" --threads "$THREADS" \
+        --no-write --seed 1 "$@" 2>&1 >/dev/null |
         tee "$dir/log" | grep -o '([0-9.]* games/s)' | grep -o '[0-9.]*' | tail -1
     if grep -q 'faults of' "$dir/log"; then
         echo "engine faults during the measurement:" >&2

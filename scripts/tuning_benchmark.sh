@@ -130,8 +130,10 @@ child_cpu() {
 }
 child_cpu >"$WORK/cpu0"
 START=$(date +%s.%N)
-"$TUNER" spsa "$TUNED" --params "$NAMES" --pairs "$PAIRS" --threads "$THREADS" \
-    --seed "$SEED" "${GAME_ARGS[@]}" >"$SPSA_LOG" 2>&1 ||
+# The journal in the work directory, not in the caller's run folder: every benchmark is a
+# new run.
+"$TUNER" spsa "$TUNED" --journal "$WORK/tuned.spsa.jsonl" --params "$NAMES" --pairs "$PAIRS" \
+    --threads "$THREADS" --seed "$SEED" "${GAME_ARGS[@]}" >"$SPSA_LOG" 2>&1 ||
     { tail -20 "$SPSA_LOG" >&2; fail "tuner spsa failed (log above)"; }
 END=$(date +%s.%N)
 child_cpu >"$WORK/cpu1"
