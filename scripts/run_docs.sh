@@ -20,15 +20,15 @@
 #
 # The copy: the files git sees (tracked, and untracked but not ignored, so uncommitted
 # edits count; no target/, no runs/), committed into a new git repository in a temporary
-# folder. To stay within minutes on two cores:
-#   - builds share CARGO_TARGET_DIR (default: this checkout's target/), so dependencies
-#     are not rebuilt;
-#   - `cargo run --release` and `cargo build --release` use the dev profile (fat LTO takes
-#     minutes; CI's own steps build the release profile);
-#   - `cargo test --workspace` compiles the tests without running them (`--no-run`: CI
-#     runs them before this script);
-#   - `occam` and `tuner` on PATH are the copy's dev-profile binaries, and TUNER (read by
-#     scripts/tuning_benchmark.sh) points at that tuner.
+# folder. Cargo never runs in a copy (a build there would share this checkout's target
+# folder with paths that are gone afterwards); instead, to stay within minutes on two
+# cores:
+#   - `occam` and `tuner` are built once, here, in the dev profile (what `cargo test`
+#     builds), and put first on PATH; TUNER (read by scripts/tuning_benchmark.sh) points
+#     at that tuner;
+#   - `cargo run [--release] -p occam|tuner -- ARGS` runs that binary with ARGS;
+#   - `cargo build …` and `cargo test …` are skipped: CI builds and tests before this
+#     script, and runs README's sequence through cargo itself.
 # Each block runs in bash (`set -euo pipefail`) from the copy's root, within BLOCK_TIMEOUT
 # seconds (default 300). KEEP=1 keeps the copies and prints their paths.
 set -euo pipefail
@@ -59,12 +59,11 @@ fresh_copy() {
     git -C "$dest" -c user.name=docs -c user.email=docs@localhost commit -qm "fresh copy"
 }
 
-# The binaries, once, built from a copy (every copy holds the same files).
+# The binaries, once, built here.
 BIN=$WORK/bin
 build_binaries() {
-    local copy=$1
     echo "run_docs: building occam and tuner (dev profile)" >&2
-    (cd "$copy" && cargo build --quiet -p occam -p tuner --bins)
+    (cd "$ROOT" && cargo build --quiet -p occam -p tuner --bins)
     mkdir -p "$BIN"
     ln -sf "$CARGO_TARGET_DIR/debug/occam" "$BIN/occam"
     ln -sf "$CARGO_TARGET_DIR/debug/tuner" "$BIN/tuner"
@@ -145,8 +144,11 @@ def apply_budget(segment, flags):
 
 def substitute(line, flags):
     code, comment = split_comment(line)
-    code = re.sub(r"\bcargo (run|build) --release\b", r"cargo \1", code)
-    code = re.sub(r"\bcargo test --workspace\b(?!.*--no-run)", "cargo test --workspace --no-run", code)
+    # `cargo run [flags] -p occam|tuner [flags] [-- ARGS]` -> the binary with ARGS.
+    code = re.sub(r"\bcargo run\b[^|;&]*?-p (occam|tuner)\b[^|;&]*?(?: -- |\s*$)",
+                  lambda m: m.group(1) + " ", code)
+    # `cargo build …`, `cargo test …`: done by CI before this script.
+    code = re.sub(r"\bcargo (?:build|test)\b[^|;&]*", "true ", code)
     if flags:
         code = "".join(apply_budget(s, flags) if s not in ("|", ";", "&&", "||") else s
                        for s in segments(code))
@@ -204,8 +206,7 @@ while i < len(text):
 EOF
 }
 
-fresh_copy "$WORK/build"
-build_binaries "$WORK/build"
+build_binaries
 blocks=0
 for page in "$@"; do
     [[ -f $ROOT/$page ]] || { echo "run_docs: no page $page" >&2; exit 2; }
