@@ -23,7 +23,8 @@ use shakmaty::zobrist::Zobrist64;
 
 use crate::params::Params;
 use crate::position::{Game, Position, START_FEN};
-use crate::search::{Control, Limits, Score, Searcher};
+use crate::score::Score;
+use crate::search::{Control, Limits, Searcher};
 
 /// Most positions one command may ask for (the set of positions already seen grows with it).
 pub const GENFENS_MAX_COUNT: u64 = 10_000_000;

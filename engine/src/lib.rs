@@ -14,6 +14,7 @@ pub mod perft;
 pub mod position;
 pub mod prefetch;
 pub mod rays;
+pub mod score;
 pub mod search;
 pub mod tablebase;
 pub mod uci;

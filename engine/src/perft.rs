@@ -122,39 +122,9 @@ pub(crate) fn walk_suite(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::Evaluator;
-    use crate::params::{Params, index_of};
+    use crate::position::PsqTable;
+    use crate::score::S;
     use shakmaty::Position as _;
-
-    /// The incremental material + PST sum equals the sum from scratch at every perft
-    /// node, and the evaluation with it equals the evaluation without it.
-    #[test]
-    fn incremental_material_psq_matches_full_recompute() {
-        let mut params = Params::default();
-        // Break the symmetry of the default tables so a mirroring slip shows.
-        params
-            .set(index_of("pst_knight_mg_a1").unwrap(), 77)
-            .unwrap();
-        params
-            .set(index_of("pst_king_eg_g8").unwrap(), -55)
-            .unwrap();
-        let mut eval = Evaluator::new(&params);
-        let table = eval.psq_table().clone();
-        let (mut nodes, mut roots) = (0u64, 0);
-        walk_suite(&|p, m| p.play_psq(m, &table), &mut |pos| {
-            match pos.psq(&table) {
-                Some(sum) => assert_eq!(sum, table.full_sum(pos.board()), "{}", pos.fen()),
-                None => roots += 1,
-            }
-            if nodes % 7 == 0 {
-                let plain = Position::from_chess(pos.board().clone());
-                assert_eq!(eval.evaluate(pos), eval.evaluate(&plain), "{}", pos.fen());
-            }
-            nodes += 1;
-        });
-        assert!(nodes > 100_000, "{nodes}");
-        assert_eq!(roots, SUITE.len(), "only the roots carry no sum");
-    }
 
     /// The child's hash computed from the move alone (which `play` also uses) equals
     /// the hash of the child from scratch, for every move at every perft node.
@@ -172,33 +142,61 @@ mod tests {
         assert!(moves > 1_000_000, "{moves}");
     }
 
-    /// A sum kept under an older table is never used once the parameters changed.
+    /// The written-out copy equals `clone()` in every field, with and without a
+    /// material + PST sum, and the root's `with_psq` sum is the full sum.
     #[test]
-    fn material_psq_of_an_older_table_is_ignored() {
-        let mut eval = Evaluator::new(&Params::default());
-        let root = Position::startpos();
-        let pos = root.play_psq(root.parse_uci_move("g1f3").unwrap(), eval.psq_table());
-        assert!(pos.psq(eval.psq_table()).is_some());
-        let before = eval.evaluate(&pos);
-        let mut params = Params::default();
-        params
-            .set(index_of("pst_knight_mg_f3").unwrap(), 290)
-            .unwrap();
-        eval.refresh(&params);
-        assert_eq!(pos.psq(eval.psq_table()), None);
-        let after = eval.evaluate(&pos);
-        assert_eq!(
-            after,
-            eval.evaluate(&Position::from_chess(pos.board().clone()))
-        );
+    fn copy_equals_clone_and_the_root_sum_is_the_full_sum() {
+        // Any values do: distinct by role and square, so a mirroring slip shows.
+        let table = &PsqTable::new(|role, sq| S::new(role as i32 * 100 + sq as i32, sq as i32));
+        let mut nodes = 0u64;
+        walk_suite(&|p, m| p.play_psq(m, table), &mut |pos| {
+            assert_eq!(format!("{:?}", pos.copy()), format!("{pos:?}"));
+            let root = pos.with_psq(table);
+            assert_eq!(root.psq(table), Some(table.full_sum(pos.board())));
+            assert_eq!(format!("{:?}", root.copy()), format!("{root:?}"));
+            nodes += 1;
+        });
+        assert!(nodes > 100_000, "{nodes}");
+    }
+
+    /// `quiet_gives_check` agrees with playing the move for every quiet move at every
+    /// node of the suite walk.
+    #[test]
+    fn quiet_gives_check_matches_playing_the_move_at_every_node() {
+        let (mut quiets, mut checks) = (0u64, 0u64);
+        walk_suite(&|p, m| p.play(m), &mut |p| {
+            for m in p.legal_moves() {
+                if m.is_capture() || m.is_promotion() || m.is_castle() {
+                    continue;
+                }
+                let check = p.play(m).is_check();
+                assert_eq!(p.quiet_gives_check(&m), check, "{} {m}", p.fen());
+                quiets += 1;
+                checks += u64::from(check);
+            }
+        });
         assert!(
-            after < before,
-            "the white knight on f3 is worth more: {after} vs {before}"
+            quiets > 1_000_000 && checks > 10_000,
+            "{quiets} quiets, {checks} checks"
         );
-        // The null move keeps the pieces and so the sum.
-        let fresh = root.play_psq(root.parse_uci_move("g1f3").unwrap(), eval.psq_table());
-        let null = fresh.play_null().unwrap();
-        assert_eq!(null.psq(eval.psq_table()), fresh.psq(eval.psq_table()));
+    }
+
+    #[test]
+    fn checkers_are_kept_through_every_move() {
+        // Through `play_psq` (the search's path); `play` is what perft itself uses.
+        let table = PsqTable::new(|_, _| S::default());
+        let mut checks = 0u64;
+        walk_suite(&|p, m| p.play_psq(m, &table), &mut |p| {
+            assert_eq!(p.checkers(), p.board().checkers(), "{}", p.fen());
+            for m in p.legal_moves().into_iter().take(3) {
+                assert_eq!(p.play(m).checkers(), p.play(m).board().checkers());
+            }
+            checks += u64::from(p.is_check());
+            if let Some(n) = p.play_null() {
+                assert_eq!(n.checkers(), n.board().checkers(), "{}", p.fen());
+            }
+        });
+        assert!(checks > 1_000, "{checks} positions in check");
     }
 
     fn check(fen: &str, chess960: bool, counts: &[u64], hashed_depth: u32) {

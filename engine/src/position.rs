@@ -14,7 +14,7 @@ use shakmaty::{
     Position as _, Rank, Role, Square,
 };
 
-use crate::eval::S;
+use crate::score::S;
 
 /// Why a FEN or a move was refused. The message names what was wrong and what is allowed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -698,23 +698,6 @@ impl Game {
 mod tests {
     use super::*;
 
-    /// The written-out copy equals `clone()` in every field, with and without a
-    /// material + PST sum, and the root's `with_psq` sum is the full sum.
-    #[test]
-    fn copy_equals_clone_and_the_root_sum_is_the_full_sum() {
-        let eval = crate::eval::Evaluator::new(&crate::params::Params::default());
-        let table = eval.psq_table();
-        let mut nodes = 0u64;
-        crate::perft::walk_suite(&|p, m| p.play_psq(m, table), &mut |pos| {
-            assert_eq!(format!("{:?}", pos.copy()), format!("{pos:?}"));
-            let root = pos.with_psq(table);
-            assert_eq!(root.psq(table), Some(table.full_sum(pos.board())));
-            assert_eq!(format!("{:?}", root.copy()), format!("{root:?}"));
-            nodes += 1;
-        });
-        assert!(nodes > 100_000, "{nodes}");
-    }
-
     #[test]
     fn bad_fens_and_moves_are_refused_with_reasons() {
         assert!(matches!(
@@ -771,41 +754,6 @@ mod tests {
                 assert_eq!(p.quiet_gives_check(&m), p.play(m).is_check(), "{fen} {m}");
             }
         }
-        // And every quiet move at every node of the perft suite walk.
-        let (mut quiets, mut checks) = (0u64, 0u64);
-        crate::perft::walk_suite(&|p, m| p.play(m), &mut |p| {
-            for m in p.legal_moves() {
-                if m.is_capture() || m.is_promotion() || m.is_castle() {
-                    continue;
-                }
-                let check = p.play(m).is_check();
-                assert_eq!(p.quiet_gives_check(&m), check, "{} {m}", p.fen());
-                quiets += 1;
-                checks += u64::from(check);
-            }
-        });
-        assert!(
-            quiets > 1_000_000 && checks > 10_000,
-            "{quiets} quiets, {checks} checks"
-        );
-    }
-
-    #[test]
-    fn checkers_are_kept_through_every_move() {
-        // Through `play_psq` (the search's path); `play` is what perft itself uses.
-        let table = PsqTable::new(|_, _| S::default());
-        let mut checks = 0u64;
-        crate::perft::walk_suite(&|p, m| p.play_psq(m, &table), &mut |p| {
-            assert_eq!(p.checkers(), p.board().checkers(), "{}", p.fen());
-            for m in p.legal_moves().into_iter().take(3) {
-                assert_eq!(p.play(m).checkers(), p.play(m).board().checkers());
-            }
-            checks += u64::from(p.is_check());
-            if let Some(n) = p.play_null() {
-                assert_eq!(n.checkers(), n.board().checkers(), "{}", p.fen());
-            }
-        });
-        assert!(checks > 1_000, "{checks} positions in check");
     }
 
     #[test]

@@ -25,13 +25,9 @@ use shakmaty::{Chess, Move, Position as _};
 pub use shakmaty_syzygy::Wdl;
 use shakmaty_syzygy::{Syzygy, Tablebase};
 
-use crate::search::{MATE, MATE_BOUND, MAX_PLY};
-
-/// A tablebase win `n` plies from the root scores `TB_WIN - n`: above every
-/// evaluation, below every mate score (a mate found by the search stays preferred).
-pub const TB_WIN: i32 = MATE_BOUND - 1 - MAX_PLY as i32;
-/// Scores at or beyond this magnitude are tablebase wins (or mates).
-pub const TB_WIN_BOUND: i32 = TB_WIN - MAX_PLY as i32;
+use crate::score::{MATE, MAX_PLY};
+/// The tablebase-win score band, re-exported where its users looked for it first.
+pub use crate::score::{TB_WIN, TB_WIN_BOUND};
 
 /// Separator of the directories in a `SyzygyPath` value (`:` on Unix, `;` on Windows).
 pub const PATH_SEPARATOR: char = if cfg!(windows) { ';' } else { ':' };

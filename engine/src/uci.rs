@@ -28,9 +28,10 @@ use crate::genfens;
 use crate::params::{self, PARAM_SPECS, Params};
 use crate::perft;
 use crate::position::{Game, Position, START_FEN};
+use crate::score::{MAX_PLY, Score};
 use crate::search::{
-    Clock, Control, Limits, MAX_MULTI_PV, MAX_PLY, MAX_THREADS, SEARCH_STACK_BYTES, Score,
-    SearchInfo, SearchResult, Searcher,
+    Clock, Control, Limits, MAX_MULTI_PV, MAX_THREADS, SEARCH_STACK_BYTES, SearchInfo,
+    SearchResult, Searcher,
 };
 use crate::tablebase::{self, MAX_PROBE_LIMIT, ProbeSettings, Tablebases};
 

@@ -8,6 +8,7 @@
 //! other commands keep the default: Ctrl-C ends them at once.
 
 use std::ffi::OsString;
+use std::sync::Once;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Exit status of a command stopped by Ctrl-C (128 + SIGINT, as shells report it).
@@ -21,19 +22,22 @@ pub struct Stopped;
 
 static SIGNALS: AtomicU32 = AtomicU32::new(0);
 
-/// Installs the handler; `what` says what the first Ctrl-C waits for.
+/// Installs the handler, once per process; `what` says what the first Ctrl-C waits for.
 pub fn install(what: &'static str) {
-    let installed = ctrlc::set_handler(move || {
-        if SIGNALS.fetch_add(1, Ordering::SeqCst) == 0 {
-            eprintln!("\nstopping: {what} (Ctrl-C again to quit at once)");
-        } else {
-            eprintln!("quit at once: what was recorded so far stays valid");
-            std::process::exit(STOPPED);
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let installed = ctrlc::set_handler(move || {
+            if SIGNALS.fetch_add(1, Ordering::SeqCst) == 0 {
+                eprintln!("\nstopping: {what} (Ctrl-C again to quit at once)");
+            } else {
+                eprintln!("quit at once: what was recorded so far stays valid");
+                std::process::exit(STOPPED);
+            }
+        });
+        if let Err(e) = installed {
+            eprintln!("warning: no clean stop on Ctrl-C ({e}): Ctrl-C ends the command at once");
         }
     });
-    if let Err(e) = installed {
-        eprintln!("warning: no clean stop on Ctrl-C ({e}): Ctrl-C ends the command at once");
-    }
 }
 
 /// Whether a stop was asked for.

@@ -109,6 +109,27 @@ fn a_tiny_tune_changes_only_values_and_leaves_a_journal_and_table() {
     succeeded(&plot);
     let svg = std::fs::read_to_string(dir.join("runs/search.spsa.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains(tuned[0]));
+    // Axes say pairs and the parameter's unit; the key names the averaging window.
+    assert!(
+        svg.contains("\npairs\n") && svg.contains("\ncentipawns\n"),
+        "{svg}"
+    );
+    assert!(svg.contains("average over pairs 7..8"), "{svg}");
+    let scaled = dir.join("scaled.svg");
+    let plot = tuner(&[
+        "plot",
+        dir.join("runs/search.spsa.jsonl").to_str().unwrap(),
+        "--scale",
+        "c-end",
+        "-o",
+        scaled.to_str().unwrap(),
+    ]);
+    succeeded(&plot);
+    let svg = std::fs::read_to_string(&scaled).unwrap();
+    assert!(
+        svg.contains("/ c_end\n") && !svg.contains("\ncentipawns\n"),
+        "{svg}"
+    );
     // --top 1 draws only the parameter that moved most in units of its c_end.
     let (theta, _) = journal_pairs(&dir).pop().unwrap();
     let json: serde_json::Value = serde_json::from_str(&before).unwrap();

@@ -21,13 +21,13 @@ mod shelter;
 mod tests;
 mod threats;
 
-use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
-
 use crate::params::Params;
 use crate::position::{Position, PsqTable, en_passant_victim};
+use crate::rays::{self, pawn_attacks, relative_rank};
+/// The tapered score pair, re-exported for the evaluation's users.
+pub use crate::score::S;
 use features::{self as f, Section};
-pub(crate) use pawns::pawn_attacks;
-use pawns::{PawnTable, relative_rank};
+use pawns::PawnTable;
 use shakmaty::attacks::{
     bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
 };
@@ -35,60 +35,6 @@ use shakmaty::{Bitboard, Board, Color, Position as _, Role, Square};
 
 /// Full phase: 1 per minor, 2 per rook, 4 per queen, capped.
 pub const PHASE_MAX: i32 = 24;
-
-/// A middlegame/endgame score pair.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct S {
-    pub mg: i32,
-    pub eg: i32,
-}
-
-impl S {
-    pub const fn new(mg: i32, eg: i32) -> S {
-        S { mg, eg }
-    }
-}
-
-impl Add for S {
-    type Output = S;
-    #[inline(always)]
-    fn add(self, o: S) -> S {
-        S::new(self.mg + o.mg, self.eg + o.eg)
-    }
-}
-impl Sub for S {
-    type Output = S;
-    #[inline(always)]
-    fn sub(self, o: S) -> S {
-        S::new(self.mg - o.mg, self.eg - o.eg)
-    }
-}
-impl Neg for S {
-    type Output = S;
-    #[inline(always)]
-    fn neg(self) -> S {
-        S::new(-self.mg, -self.eg)
-    }
-}
-impl Mul<i32> for S {
-    type Output = S;
-    #[inline(always)]
-    fn mul(self, n: i32) -> S {
-        S::new(self.mg * n, self.eg * n)
-    }
-}
-impl AddAssign for S {
-    #[inline(always)]
-    fn add_assign(&mut self, o: S) {
-        *self = *self + o;
-    }
-}
-impl SubAssign for S {
-    #[inline(always)]
-    fn sub_assign(&mut self, o: S) {
-        *self = *self - o;
-    }
-}
 
 /// Receives every feature occurrence during an evaluation (for the trace and for
 /// Texel coefficients). [`NoTrace`] compiles to nothing.
@@ -459,7 +405,7 @@ impl Evaluator {
             score += s;
             let shelter = [Color::White, Color::Black]
                 .map(|color| shelter::evaluate(&self.weights, board, color, t));
-            let outposts = outposts::squares(white_pawns, black_pawns);
+            let outposts = pawns::outpost_squares(white_pawns, black_pawns);
             (passed, outposts, shelter)
         } else {
             let e = self
@@ -602,12 +548,12 @@ impl Evaluator {
                             add(
                                 Section::KnightTropism,
                                 f::KNIGHT_TROPISM,
-                                -pawns::distance(sq, enemy_king),
+                                -rays::distance(sq, enemy_king),
                                 t,
                             );
                         }
                         Role::Rook => {
-                            let file = pawns::FILE_A << (sq as usize % 8);
+                            let file = rays::FILE_A << (sq as usize % 8);
                             if file & all_pawns == 0 {
                                 add(Section::RookFiles, f::ROOK_OPEN_FILE, 1, t);
                             } else if file & own_pawns == 0 {

@@ -5,33 +5,14 @@
 //! square gets a smaller bonus. PeSTO's knight table already pays for central
 //! advanced squares, so these weights pay only for the pawn structure around them.
 
+use super::Tracer;
 use super::features::{self as f, Section};
-use super::pawns::pawn_attacks;
-use super::{S, Tracer};
+use crate::score::S;
 use shakmaty::attacks::knight_attacks;
 use shakmaty::{Board, Color, Square};
 
-/// Relative ranks 4, 5 and 6 of each side.
-const WHITE_RANKS: u64 = 0x0000_FFFF_FF00_0000;
-const BLACK_RANKS: u64 = 0x0000_00FF_FFFF_0000;
-
-/// The outpost squares of White and Black: they depend on the pawns alone, so the
-/// pawn cache keeps them.
-pub(super) fn squares(white: u64, black: u64) -> [u64; 2] {
-    // Every square an enemy pawn attacks now or after advancing: the pawns filled
-    // towards the other side, then their attacks.
-    let (mut down, mut up) = (black, white);
-    for shift in [8, 16, 32] {
-        down |= down >> shift;
-        up |= up << shift;
-    }
-    [
-        WHITE_RANKS & !pawn_attacks(Color::Black, down) & pawn_attacks(Color::White, white),
-        BLACK_RANKS & !pawn_attacks(Color::White, up) & pawn_attacks(Color::Black, black),
-    ]
-}
-
-/// Our outpost score; `outposts` are our outpost squares (from [`squares`]).
+/// Our outpost score; `outposts` are our outpost squares (from the pawn
+/// table, [`super::pawns::outpost_squares`]).
 #[inline(always)]
 pub(super) fn evaluate<T: Tracer>(
     weights: &[S; f::COUNT],

@@ -10,8 +10,9 @@
 //! passer from a blockaded one.
 
 use super::features::{self as f, Section};
-use super::pawns::{FRONT, distance, relative_rank};
-use super::{AttackMap, S, Tracer};
+use super::{AttackMap, Tracer};
+use crate::rays::{FRONT, distance, relative_rank};
+use crate::score::S;
 use shakmaty::{Board, Color, Square};
 
 /// Our passed pawns' score; `passed` are our passed pawns (from the pawn cache).

@@ -4,144 +4,11 @@
 //! collisions). Passed-pawn terms that depend on other pieces (advance, king
 //! distance, path) are scored each time from the cached passed-pawn sets (`passed.rs`).
 
+use super::Tracer;
 use super::features::{self as f, Section};
-use super::{S, Tracer};
+use crate::rays::{FILE_A, FRONT, PASSED, adjacent_files, pawn_attacks, relative_rank};
+use crate::score::S;
 use shakmaty::Color;
-
-pub const FILE_A: u64 = 0x0101_0101_0101_0101;
-
-/// Squares strictly in front of `sq` on its file, from `color`'s point of view.
-const fn front_span(color: usize, sq: usize) -> u64 {
-    let file = FILE_A << (sq % 8);
-    if color == 0 {
-        if sq >= 56 {
-            0
-        } else {
-            file & (!0u64 << (sq + 8))
-        }
-    } else if sq < 8 {
-        0
-    } else {
-        file & (!0u64 >> (64 - sq))
-    }
-}
-
-pub const fn adjacent_files_of(file: usize) -> u64 {
-    let mut m = 0;
-    if file > 0 {
-        m |= FILE_A << (file - 1);
-    }
-    if file < 7 {
-        m |= FILE_A << (file + 1);
-    }
-    m
-}
-
-/// `ADJACENT_FILES[file]`: the files beside `file` (one or two).
-static ADJACENT_FILES: [u64; 8] = {
-    let mut t = [0; 8];
-    let mut file = 0;
-    while file < 8 {
-        t[file] = adjacent_files_of(file);
-        file += 1;
-    }
-    t
-};
-
-/// The files beside `file` (a table lookup: the evaluation asks for every pawn).
-#[inline(always)]
-pub fn adjacent_files(file: usize) -> u64 {
-    ADJACENT_FILES[file & 7]
-}
-
-/// The files holding any of `squares`, one bit per file (bit 0 = file a).
-#[inline(always)]
-pub const fn file_set(squares: u64) -> u32 {
-    let mut b = squares;
-    b |= b >> 32;
-    b |= b >> 16;
-    b |= b >> 8;
-    (b & 0xFF) as u32
-}
-
-/// Chebyshev distance between two squares (king moves), by table: the evaluation
-/// asks it for every knight and passed pawn.
-#[inline(always)]
-pub fn distance(a: shakmaty::Square, b: shakmaty::Square) -> i32 {
-    DISTANCE[a as usize][b as usize] as i32
-}
-
-static DISTANCE: [[u8; 64]; 64] = {
-    let mut t = [[0; 64]; 64];
-    let mut a: usize = 0;
-    while a < 64 {
-        let mut b: usize = 0;
-        while b < 64 {
-            let files = (a % 8).abs_diff(b % 8);
-            let ranks = (a / 8).abs_diff(b / 8);
-            t[a][b] = if files > ranks { files } else { ranks } as u8;
-            b += 1;
-        }
-        a += 1;
-    }
-    t
-};
-
-/// Squares whose enemy pawns stop a pawn on `sq` from being passed: the front span on
-/// its own and the adjacent files.
-const fn passed_span(color: usize, sq: usize) -> u64 {
-    let own = front_span(color, sq);
-    let mut m = own;
-    if !sq.is_multiple_of(8) {
-        m |= own >> 1;
-    }
-    if sq % 8 < 7 {
-        m |= own << 1;
-    }
-    m
-}
-
-const fn build(span: bool) -> [[u64; 64]; 2] {
-    let mut t = [[0; 64]; 2];
-    let mut c = 0;
-    while c < 2 {
-        let mut sq = 0;
-        while sq < 64 {
-            t[c][sq] = if span {
-                passed_span(c, sq)
-            } else {
-                front_span(c, sq)
-            };
-            sq += 1;
-        }
-        c += 1;
-    }
-    t
-}
-
-/// `FRONT[color][sq]`: squares in front of sq on its file.
-pub static FRONT: [[u64; 64]; 2] = build(false);
-/// `PASSED[color][sq]`: front span on its file and the adjacent files.
-pub static PASSED: [[u64; 64]; 2] = build(true);
-
-/// Squares attacked by the pawns `pawns` of `color`.
-#[inline(always)]
-pub fn pawn_attacks(color: Color, pawns: u64) -> u64 {
-    let (west, east) = (pawns & !FILE_A, pawns & !(FILE_A << 7));
-    match color {
-        Color::White => (west << 7) | (east << 9),
-        Color::Black => (west >> 9) | (east >> 7),
-    }
-}
-
-/// Relative rank 0..=7 of `sq` for `color`.
-#[inline(always)]
-pub fn relative_rank(color: Color, sq: usize) -> usize {
-    match color {
-        Color::White => sq / 8,
-        Color::Black => 7 - sq / 8,
-    }
-}
 
 /// Pawn-only score (White minus Black) and the passed pawns of each side.
 #[derive(Clone, Copy, Debug, Default)]
@@ -217,12 +84,32 @@ impl PawnTable {
                 black,
                 score,
                 passed,
-                outposts: super::outposts::squares(white, black),
+                outposts: outpost_squares(white, black),
                 ..PawnEntry::empty()
             };
         }
         e
     }
+}
+
+/// Relative ranks 4, 5 and 6 of each side, where outposts lie.
+const WHITE_RANKS: u64 = 0x0000_FFFF_FF00_0000;
+const BLACK_RANKS: u64 = 0x0000_00FF_FFFF_0000;
+
+/// The outpost squares of White and Black (`outposts.rs` scores the pieces on
+/// them): they depend on the pawns alone, so the pawn cache keeps them.
+pub(super) fn outpost_squares(white: u64, black: u64) -> [u64; 2] {
+    // Every square an enemy pawn attacks now or after advancing: the pawns filled
+    // towards the other side, then their attacks.
+    let (mut down, mut up) = (black, white);
+    for shift in [8, 16, 32] {
+        down |= down >> shift;
+        up |= up << shift;
+    }
+    [
+        WHITE_RANKS & !pawn_attacks(Color::Black, down) & pawn_attacks(Color::White, white),
+        BLACK_RANKS & !pawn_attacks(Color::White, up) & pawn_attacks(Color::Black, black),
+    ]
 }
 
 /// Scores both sides' pawn structures (White minus Black) and finds the passed pawns.

@@ -19,9 +19,10 @@
 //! evaluation caches the sum in the pawn-hash entry per king square and recomputes
 //! it only when the king or the pawns changed.
 
+use super::Tracer;
 use super::features::{self as f, Section};
-use super::pawns::{self, FILE_A, relative_rank};
-use super::{S, Tracer};
+use crate::rays::{self, FILE_A, relative_rank};
+use crate::score::S;
 use shakmaty::{Board, Color};
 
 /// Shelter by folded file (a/h, b/g, c/f, d/e), then distance.
@@ -128,10 +129,10 @@ fn shield<T: Tracer>(
         t,
     );
     // The same files as a file set: without any pawn, or without ours.
-    let pawn_files = pawns::file_set(board.pawns().0);
+    let pawn_files = rays::file_set(board.pawns().0);
     let open = (shield.files & !pawn_files).count_ones() as i32;
     add(f::KING_OPEN_FILE, open, t);
-    let semi_open = shield.files & pawn_files & !pawns::file_set(own_pawns);
+    let semi_open = shield.files & pawn_files & !rays::file_set(own_pawns);
     add(f::KING_SEMI_OPEN_FILE, semi_open.count_ones() as i32, t);
     s
 }
@@ -160,7 +161,7 @@ pub(super) static KING_SHIELD: [[KingShield; 64]; 2] = {
         let mut sq = 0;
         while sq < 64 {
             let file = sq % 8;
-            let files_bb = pawns::adjacent_files_of(file) | pawns::FILE_A << file;
+            let files_bb = rays::adjacent_files_of(file) | FILE_A << file;
             let king_rank = if white { sq / 8 } else { 7 - sq / 8 };
             let mut masks = [0u64; 2];
             let mut ahead = 1;
@@ -175,7 +176,7 @@ pub(super) static KING_SHIELD: [[KingShield; 64]; 2] = {
             t[c][sq] = KingShield {
                 near: masks[0],
                 far: masks[1],
-                files: pawns::file_set(files_bb),
+                files: rays::file_set(files_bb),
             };
             sq += 1;
         }

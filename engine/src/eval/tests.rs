@@ -859,43 +859,87 @@ fn eval_cost() {
     );
 }
 
-/// The square and file tables equal what they replace: shakmaty's distance, the
-/// files beside a file, the files holding some squares, and the king-shield masks
-/// (pawns one and two ranks ahead on the king's file and beside it).
+/// The king-shield masks equal their definition: pawns one and two ranks ahead on
+/// the king's file and beside it.
 #[test]
-fn eval_lookup_tables_equal_their_definitions() {
-    for a in Square::ALL {
-        for b in Square::ALL {
-            assert_eq!(pawns::distance(a, b), a.distance(b) as i32, "{a} {b}");
-        }
-    }
-    for file in 0..8usize {
-        let mut beside = 0u64;
-        for other in [file.wrapping_sub(1), file + 1] {
-            if other < 8 {
-                beside |= pawns::FILE_A << other;
-            }
-        }
-        assert_eq!(pawns::adjacent_files(file), beside);
-    }
-    for bb in [0u64, 1, 1 << 63, 0x0081_0000_0000_4200, !0] {
-        let files = (0..8).filter(|f| bb & (pawns::FILE_A << f) != 0);
-        assert_eq!(pawns::file_set(bb), files.fold(0, |s, f| s | 1 << f));
-    }
+fn king_shield_masks_equal_their_definition() {
     for color in Color::ALL {
         for king in Square::ALL {
             let file = king as usize % 8;
-            let files = pawns::adjacent_files(file) | pawns::FILE_A << file;
-            let rank = pawns::relative_rank(color, king as usize);
+            let files = rays::adjacent_files(file) | rays::FILE_A << file;
+            let rank = rays::relative_rank(color, king as usize);
             let ahead = |n: usize| -> u64 {
                 (0..64)
-                    .filter(|&sq| pawns::relative_rank(color, sq) == rank + n)
+                    .filter(|&sq| rays::relative_rank(color, sq) == rank + n)
                     .fold(0, |m, sq| m | 1 << sq)
             };
             let shield = &shelter::KING_SHIELD[color as usize][king as usize];
             assert_eq!(shield.near, files & ahead(1), "{color:?} {king}");
             assert_eq!(shield.far, files & ahead(2), "{color:?} {king}");
-            assert_eq!(shield.files, pawns::file_set(files));
+            assert_eq!(shield.files, rays::file_set(files));
         }
     }
+}
+
+/// The incremental material + PST sum equals the sum from scratch at every perft
+/// node, and the evaluation with it equals the evaluation without it.
+#[test]
+fn incremental_material_psq_matches_full_recompute() {
+    let mut params = Params::default();
+    // Break the symmetry of the default tables so a mirroring slip shows.
+    params
+        .set(index_of("pst_knight_mg_a1").unwrap(), 77)
+        .unwrap();
+    params
+        .set(index_of("pst_king_eg_g8").unwrap(), -55)
+        .unwrap();
+    let mut eval = Evaluator::new(&params);
+    let table = eval.psq_table().clone();
+    let (mut nodes, mut roots) = (0u64, 0);
+    crate::perft::walk_suite(&|p, m| p.play_psq(m, &table), &mut |pos| {
+        match pos.psq(&table) {
+            Some(sum) => assert_eq!(sum, table.full_sum(pos.board()), "{}", pos.fen()),
+            None => roots += 1,
+        }
+        if nodes % 7 == 0 {
+            let plain = Position::from_chess(pos.board().clone());
+            assert_eq!(eval.evaluate(pos), eval.evaluate(&plain), "{}", pos.fen());
+        }
+        nodes += 1;
+    });
+    assert!(nodes > 100_000, "{nodes}");
+    assert_eq!(
+        roots,
+        crate::perft::SUITE.len(),
+        "only the roots carry no sum"
+    );
+}
+
+/// A sum kept under an older table is never used once the parameters changed.
+#[test]
+fn material_psq_of_an_older_table_is_ignored() {
+    let mut eval = Evaluator::new(&Params::default());
+    let root = Position::startpos();
+    let pos = root.play_psq(root.parse_uci_move("g1f3").unwrap(), eval.psq_table());
+    assert!(pos.psq(eval.psq_table()).is_some());
+    let before = eval.evaluate(&pos);
+    let mut params = Params::default();
+    params
+        .set(index_of("pst_knight_mg_f3").unwrap(), 290)
+        .unwrap();
+    eval.refresh(&params);
+    assert_eq!(pos.psq(eval.psq_table()), None);
+    let after = eval.evaluate(&pos);
+    assert_eq!(
+        after,
+        eval.evaluate(&Position::from_chess(pos.board().clone()))
+    );
+    assert!(
+        after < before,
+        "the white knight on f3 is worth more: {after} vs {before}"
+    );
+    // The null move keeps the pieces and so the sum.
+    let fresh = root.play_psq(root.parse_uci_move("g1f3").unwrap(), eval.psq_table());
+    let null = fresh.play_null().unwrap();
+    assert_eq!(null.psq(eval.psq_table()), fresh.psq(eval.psq_table()));
 }

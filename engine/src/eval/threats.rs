@@ -8,8 +8,9 @@
 //! when the piece is poorly defended. The queen is penalised for any attack.
 
 use super::features::{self as f, Section};
-use super::pawns::pawn_attacks;
-use super::{AttackMap, S, Tracer};
+use super::{AttackMap, Tracer};
+use crate::rays::pawn_attacks;
+use crate::score::S;
 use shakmaty::{Board, Color, Role};
 
 const PAWN: usize = Role::Pawn as usize - 1;

@@ -8,10 +8,11 @@
 
 use shakmaty::{Color, Move, Position as _, Role, Square, attacks};
 
-use super::MAX_PLY;
-use crate::eval::pawn_attacks;
+use crate::movegen::is_noisy;
 use crate::params::Params;
 use crate::position::Position;
+use crate::rays::pawn_attacks;
+use crate::score::MAX_PLY;
 
 /// Pieces (colour × role) times target squares: one continuation-history slot.
 pub const PIECE_TO: usize = 12 * 64;
@@ -369,7 +370,7 @@ impl History {
         let max = p.hist_max();
         let bonus = bonus(p, depth);
         let malus = malus(p, depth);
-        if super::movepick::is_noisy(&best) {
+        if is_noisy(&best) {
             self.update_capture(color, &best, bonus, max);
         } else {
             // hist_single_skip_depth: a quiet that cut as the first quiet tried at a

@@ -23,27 +23,18 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use shakmaty::{Move, Position as _};
 
 use crate::eval::Evaluator;
+use crate::movegen::is_noisy;
 use crate::params::Params;
 use crate::position::{Game, Position};
+pub use crate::score::{INF, MATE, MATE_BOUND, MAX_PLY, NO_SCORE, Score};
 use crate::tablebase::{ProbeSettings, Tablebases};
 use correction::{CorrectionHistory, CorrectionKeys};
 use history::{ContKeys, History, piece_to};
-use movepick::{MovePicker, is_noisy};
+use movepick::MovePicker;
 use see::{SeeValues, see_below};
 pub use stats::{CutKind, SearchStats};
 use time::TimeManager;
 use tt::{Bound, TranspositionTable, TtHit, eval_from_tt};
-
-/// Deepest ply the search stacks are sized for.
-pub const MAX_PLY: usize = 128;
-/// Score of delivering mate at the root; mate in `n` plies scores `MATE - n`.
-pub const MATE: i32 = 32_000;
-/// Scores beyond this magnitude are mate scores.
-pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
-/// Larger than any score.
-pub const INF: i32 = MATE + 1;
-/// Marks "no static eval" (in check) in the search stack and the TT.
-pub const NO_SCORE: i32 = -INF - 1;
 
 /// How often (in nodes) the clock and the stop flag are polled.
 const CHECK_EVERY_NODES: u64 = 1024;
@@ -54,28 +45,6 @@ pub const MAX_MULTI_PV: usize = 256;
 /// Stack of a search thread: the search recurses up to MAX_PLY deep with a copied
 /// position and two move lists per frame.
 pub const SEARCH_STACK_BYTES: usize = 64 << 20;
-
-/// A score as UCI reports it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Score {
-    /// Centipawns from the side to move's point of view.
-    Cp(i32),
-    /// Mate in this many moves (negative: the side to move is mated).
-    Mate(i32),
-}
-
-impl Score {
-    /// Converts an internal score (centipawns or `±(MATE - plies)`).
-    pub fn from_internal(v: i32) -> Score {
-        if v >= MATE_BOUND {
-            Score::Mate((MATE - v + 1) / 2)
-        } else if v <= -MATE_BOUND {
-            Score::Mate(-(MATE + v) / 2)
-        } else {
-            Score::Cp(v)
-        }
-    }
-}
 
 /// The side to move's clock.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -16,7 +16,7 @@ use shakmaty::{Move, MoveList, Role, Square};
 use super::history::{ContKeys, History};
 use super::see::{SeeValues, captured_value, see};
 use super::stats::CutKind;
-use crate::movegen;
+use crate::movegen::{self, is_noisy};
 use crate::position::{CheckSquares, Position};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -28,12 +28,6 @@ pub enum Stage {
     Quiets,
     BadCaptures,
     Done,
-}
-
-/// True for moves the q-search and capture stages handle (captures and promotions).
-#[inline(always)]
-pub fn is_noisy(m: &Move) -> bool {
-    m.is_capture() || m.is_promotion()
 }
 
 /// One list per node, partitioned in place: `[0, bad_end)` losing captures already

@@ -4,11 +4,13 @@
 
 use std::ops::ControlFlow;
 
-use super::movepick::{MovePicker, is_noisy};
+use super::movepick::MovePicker;
 use super::see::{captured_value, see_below};
 use super::tt::Bound;
-use super::{Ctx, INF, MATE, MAX_PLY, Worker};
+use super::{Ctx, Worker};
+use crate::movegen::is_noisy;
 use crate::position::Position;
+use crate::score::{INF, MATE, MAX_PLY};
 
 impl Worker {
     pub(super) fn qsearch(

@@ -7,10 +7,8 @@ use std::sync::atomic::Ordering;
 use shakmaty::Move;
 
 use super::time::IterationVerdict;
-use super::{
-    Ctx, Frame, Game, INF, Limits, MATE_BOUND, MAX_PLY, Score, SearchInfo, SearchResult, Worker,
-    smp,
-};
+use super::{Ctx, Frame, Game, Limits, SearchInfo, SearchResult, Worker, smp};
+use crate::score::{INF, MATE_BOUND, MAX_PLY, Score};
 
 /// One completed principal variation of an iteration (MultiPV line).
 #[derive(Clone, Debug)]

@@ -13,8 +13,9 @@ use shakmaty::Position as _;
 use super::tt::Bound;
 use std::sync::atomic::Ordering;
 
-use super::{Ctx, MAX_PLY, NO_SCORE, Score, SearchInfo, SearchResult, Searcher, Shared, Worker};
+use super::{Ctx, SearchInfo, SearchResult, Searcher, Shared, Worker};
 use crate::position::{Game, Position};
+use crate::score::{MAX_PLY, NO_SCORE, Score};
 use crate::tablebase::{root_score, tb_score};
 
 impl Searcher {

@@ -7,9 +7,8 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
 use shakmaty::{Chess, Move, Position as _, Role, Square};
 
-use super::NO_SCORE;
 use crate::position::Position;
-use crate::tablebase::TB_WIN_BOUND;
+use crate::score::{NO_SCORE, TB_WIN_BOUND};
 
 /// What a stored score says about the true value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -526,7 +525,43 @@ pub fn eval_from_tt(eval: i32) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::MATE;
+    use crate::score::MATE;
+
+    /// Every move a TT entry could decode to from a few origins of every 16th perft
+    /// node is played only when legal: `is_legal` agrees with shakmaty's on them.
+    #[test]
+    fn decoded_moves_are_legal_exactly_when_shakmaty_says() {
+        let (mut legal, mut illegal, mut node) = (0u64, 0u64, 0u64);
+        crate::perft::walk_suite(&|p, m| p.play(m), &mut |pos| {
+            node += 1;
+            if !node.is_multiple_of(16) {
+                return;
+            }
+            let board = pos.board();
+            for from in board.board().by_color(board.turn()).into_iter().take(4) {
+                for to in Square::ALL {
+                    for promo in [0, Role::Queen as u16, Role::King as u16] {
+                        let packed = from as u16 | (to as u16) << 6 | promo << 12;
+                        if let Some(m) = decode(packed, board) {
+                            let expected = board.is_legal(m);
+                            assert_eq!(
+                                crate::movegen::is_legal(board, m),
+                                expected,
+                                "{} {m:?}",
+                                pos.fen()
+                            );
+                            legal += u64::from(expected);
+                            illegal += u64::from(!expected);
+                        }
+                    }
+                }
+            }
+        });
+        assert!(
+            legal > 100_000 && illegal > 1_000_000,
+            "{legal} legal, {illegal} illegal"
+        );
+    }
 
     #[test]
     fn store_probe_and_mate_scores_round_trip() {

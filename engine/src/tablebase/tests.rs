@@ -3,6 +3,7 @@
 //! fifty-move rule. A missing fixture fails these tests; nothing is skipped.
 
 use super::*;
+use crate::score::MATE_BOUND;
 use shakmaty::CastlingMode;
 use shakmaty::fen::Fen;
 

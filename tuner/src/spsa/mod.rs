@@ -496,7 +496,8 @@ fn open_run(args: &Args, config: RunConfig, run_files: &RunFiles) -> Result<Serv
             );
         }
         eprintln!(
-            "resuming {}: {} of {} pairs done",
+            "{} {}: {} of {} pairs done",
+            if args.finish { "finishing" } else { "resuming" },
             journal.display(),
             server.pairs_done(),
             server.config.hyper.pairs
