@@ -21,7 +21,7 @@ endif
 # A non-PIE executable on x86-64 Linux: compiled with `-C relocation-model=static`,
 # a table lookup (attack tables, piece-square values, Zobrist keys, histories) is one
 # instruction with an absolute address instead of a RIP-relative `lea` and an indexed
-# load: 2.8% fewer instructions, +2.4% NPS (README, issue 15). Named as the `--target`
+# load: 2.8% fewer instructions (its speed: docs/MEASUREMENTS.md). Named as the `--target`
 # so that the flag reaches only the engine's crates, not the proc macros cargo builds
 # for the host (shared objects, which must be position-independent).
 HOST := $(shell rustc -vV 2>/dev/null | sed -n 's/^host: //p')

@@ -2,7 +2,7 @@
 # Ethereal 12's first-move fail-high rate, counted the way `occam bench --stats` counts
 # its own: beta cut-offs in the main search's move loop (root excluded) on the first
 # move searched, overall and at nodes without a TT move. A reference point for
-# issue 14's fh1 target: what the engine we measure ourselves against reaches.
+# Occam's own rate: what the engine we measure ourselves against reaches.
 #
 #   scripts/ethereal_fh1.sh [depth, default 13] [work dir, default /tmp/ethereal-fh1]
 #

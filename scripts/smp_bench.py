@@ -9,8 +9,8 @@ searches `go depth D` once with Threads 1 and once with Threads N, interleaved
 Prints per position the time to reach depth D (the `time` of its `info depth D`
 line) and the nodes, then the totals: NPS of each (all threads' nodes over wall
 time), the NPS ratio, and time-to-depth as the ratio of summed times and the
-geometric mean of per-position ratios. Wall-clock figures: run it under the CPU lock
-(`flock /work/cpu.lock scripts/smp_bench.py`) and report the machine load with them.
+geometric mean of per-position ratios. Wall-clock figures: run it on an otherwise idle
+machine (or under a CPU lock shared with other jobs) and report the machine load with them.
 """
 
 import argparse

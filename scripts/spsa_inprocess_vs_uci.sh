@@ -8,8 +8,8 @@
 #   TUNER=... OCCAM=... scripts/spsa_inprocess_vs_uci.sh   # other builds (default: release, built first)
 #
 # Both routes tune every search parameter of a copy of params/search.json with the same
-# seed, openings and hash size; nothing is written back (--no-write). Run it under the
-# shared CPU lock: flock /work/cpu.lock scripts/spsa_inprocess_vs_uci.sh
+# seed, openings and hash size; nothing is written back (--no-write). Run it on an idle
+# machine, or under a CPU lock shared with other jobs (flock LOCKFILE scripts/...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 read -r -a nodes <<<"${NODES:-1000 8000}"
@@ -29,7 +29,9 @@ tune() {
     local dir
     dir=$(mktemp -d -p "$work")
     cp params/search.json "$dir/"
-    "$TUNER" spsa "$dir/search.json" --threads "$THREADS" --no-write --seed 1 "$@" 2>&1 >/dev/null |
+    # The journal in the tune's own folder, not in the run folder: every round is a new run.
+    "$TUNER" spsa "$dir/search.json" --journal "$dir/search.spsa.jsonl" --threads "$THREADS" \
+        --no-write --seed 1 "$@" 2>&1 >/dev/null |
         tee "$dir/log" | grep -o '([0-9.]* games/s)' | grep -o '[0-9.]*' | tail -1
     if grep -q 'faults of' "$dir/log"; then
         echo "engine faults during the measurement:" >&2

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The tuner's own benchmark (issue 17): how much of a known loss does `tuner spsa` win
+# The tuner's own benchmark: how much of a known loss does `tuner spsa` win
 # back with a fixed budget? This is how a change to the tuner is judged.
 #
 #   1. detune: a copy of params/search.json (in a temporary directory) with ten search
@@ -58,8 +58,8 @@ fi
 
 # The fixed detune: parameter and offset from its value in params/search.json (clamped
 # to [min, max]), 6-17 c_end each, all towards pruning and reducing too much and wrong
-# SEE values. It costs about 190 Elo at 1000 nodes (harsh1 below: -190.1 +/- 27.4 over
-# 600 games on main 613a770). The earlier table (the other direction for the margins)
+# SEE values. It costs about 190 Elo at 1000 nodes (-190.1 +/- 27.4 over
+# 600 games on 613a770). The earlier table (the other direction for the margins)
 # cost ~244 Elo on the search of early 2026-11 but only -22 +/- 25 after the histories
 # and king danger made the search more forgiving of wide margins: a loss that small
 # makes "% recovered" a ratio of two noises, so the table was made harsher.
@@ -130,8 +130,10 @@ child_cpu() {
 }
 child_cpu >"$WORK/cpu0"
 START=$(date +%s.%N)
-"$TUNER" spsa "$TUNED" --params "$NAMES" --pairs "$PAIRS" --threads "$THREADS" \
-    --seed "$SEED" "${GAME_ARGS[@]}" >"$SPSA_LOG" 2>&1 ||
+# The journal in the work directory, not in the caller's run folder: every benchmark is a
+# new run.
+"$TUNER" spsa "$TUNED" --journal "$WORK/tuned.spsa.jsonl" --params "$NAMES" --pairs "$PAIRS" \
+    --threads "$THREADS" --seed "$SEED" "${GAME_ARGS[@]}" >"$SPSA_LOG" 2>&1 ||
     { tail -20 "$SPSA_LOG" >&2; fail "tuner spsa failed (log above)"; }
 END=$(date +%s.%N)
 child_cpu >"$WORK/cpu1"

@@ -752,7 +752,7 @@ fn end_of_input_lets_a_finite_search_finish() {
 }
 
 // ---------------------------------------------------------------------------
-// Commands during a search (issue 12): the reader never blocks
+// Commands during a search: the reader never blocks
 // ---------------------------------------------------------------------------
 
 /// Lines up to `readyok`, which must come within a few seconds.

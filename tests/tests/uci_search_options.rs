@@ -1,5 +1,6 @@
-//! A GUI-style session through the real binary with the search options of issue 19:
-//! `Threads 2`, `MultiPV 3`, `go searchmoves`, `go mate 3`, and their bad inputs.
+//! A GUI-style session through the real binary with the search options Threads,
+//! MultiPV, searchmoves and go mate: `Threads 2`, `MultiPV 3`, `go searchmoves`,
+//! `go mate 3`, and their bad inputs.
 
 use std::time::Duration;
 
@@ -186,7 +187,7 @@ fn last_iteration(lines: &[String]) -> Vec<&String> {
         .collect()
 }
 
-/// One session as a GUI drives it, every option of issue 19 set at once: two threads,
+/// One session as a GUI drives it, every one of these options set at once: two threads,
 /// three lines, tablebases; then a normal move, a restricted root, a tablebase ending
 /// and `go mate` in the same process, and back to one thread.
 #[test]

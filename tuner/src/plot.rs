@@ -1,17 +1,29 @@
 //! `tuner plot`: draws the θ trajectories recorded in an SPSA journal, one small chart
-//! per parameter in a grid, to an SVG file.
+//! per parameter in a grid, to an SVG file. Each chart marks the start value and, once
+//! the averaging window has begun, the running average the run would write; its axes
+//! say pairs and the parameter's unit, or (`--scale c-end`) the distance from the start
+//! in units of the parameter's `c_end`, which puts every parameter on one scale.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use plotters::prelude::*;
 
 use crate::run_files::{self, WriteLocks};
-use crate::spsa::journal::{by_movement, trajectories};
+use crate::spsa::journal::{RunConfig, TunedParam, by_movement, trajectories};
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// The parameter's own values, in its unit.
+    Value,
+    /// (θ − start) / c_end: a move of 1 is one perturbation at the end of the run.
+    CEnd,
+}
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The run's journal (e.g. params/search.spsa.jsonl).
+    /// The run's journal (e.g. runs/search.spsa.jsonl).
     #[arg(value_name = "JOURNAL")]
     pub journal: PathBuf,
     /// Output SVG [default: the journal with extension .svg].
@@ -24,6 +36,9 @@ pub struct Args {
     /// `c_end`), biggest first [default: every parameter, in the run's order].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub top: Option<u32>,
+    /// The vertical axis of every chart.
+    #[arg(long, value_enum, default_value_t = Scale::Value)]
+    pub scale: Scale,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -56,60 +71,27 @@ pub fn run(args: Args) -> Result<()> {
     let columns = (args.columns as usize).min(n).max(1);
     let rows = n.div_ceil(columns);
     let (cell_w, cell_h) = (320u32, 200u32);
-    // A chart is ~270 pixels wide: more than two points per pixel only bloat the SVG
-    // (a 4000-pair run drew 0.5 MB for 12 charts).
-    let stride = thetas.len().div_ceil(2 * cell_w as usize).max(1);
-    let size = (cell_w * columns as u32, cell_h * rows as u32);
+    let window = averaging_window_start(&config);
+    let units = units_of(&config);
     {
+        let size = (cell_w * columns as u32, cell_h * rows as u32 + 24);
         let root = SVGBackend::new(&output, size).into_drawing_area();
         root.fill(&WHITE).map_err(draw_error)?;
+        let key = format!(
+            "θ (blue), start (grey), average over pairs {}..{} as written (orange)",
+            window + 1,
+            config.hyper.pairs
+        );
+        let root = root.titled(&key, ("sans-serif", 13)).map_err(draw_error)?;
         let cells = root.split_evenly((rows, columns));
         for (&i, cell) in shown.iter().zip(cells.iter()) {
             let param = &config.params[i];
-            let series: Vec<(f64, f64)> = std::iter::once((0.0, param.start))
-                .chain(
-                    thetas
-                        .iter()
-                        .enumerate()
-                        .filter(|&(k, _)| k % stride == 0 || k + 1 == thetas.len())
-                        .map(|(k, t)| ((k + 1) as f64, t[i])),
-                )
-                .collect();
-            let (lo, hi) = series
-                .iter()
-                .fold((f64::MAX, f64::MIN), |(lo, hi), &(_, v)| {
-                    (lo.min(v), hi.max(v))
-                });
-            // Pad by at least c_end so a parameter that barely moved is not a flat line
-            // stretched over the whole height.
-            let pad = ((hi - lo) * 0.1).max(param.c_end);
-            let (lo, hi) = (
-                (lo - pad).max(f64::from(param.min)),
-                (hi + pad).min(f64::from(param.max)),
-            );
-            let mut chart = ChartBuilder::on(cell)
-                .caption(&param.name, ("sans-serif", 14))
-                .margin(6)
-                .x_label_area_size(22)
-                .y_label_area_size(44)
-                .build_cartesian_2d(0.0..thetas.len().max(1) as f64, lo..hi.max(lo + 1.0))
-                .map_err(draw_error)?;
-            chart
-                .configure_mesh()
-                .x_labels(4)
-                .y_labels(5)
-                .label_style(("sans-serif", 10))
-                .draw()
-                .map_err(draw_error)?;
-            chart
-                .draw_series(LineSeries::new(
-                    [(0.0, param.start), (thetas.len() as f64, param.start)],
-                    &BLACK.mix(0.3),
-                ))
-                .map_err(draw_error)?;
-            chart
-                .draw_series(LineSeries::new(series, &BLUE))
-                .map_err(draw_error)?;
+            let series = Series::new(param, &thetas, i, window, args.scale);
+            let unit = match args.scale {
+                Scale::Value => units.get(&param.name).map_or("value", String::as_str),
+                Scale::CEnd => "(θ − start) / c_end",
+            };
+            draw_chart(cell, param, &series, (unit, args.scale), cell_w)?;
         }
         root.present().map_err(draw_error)?;
     }
@@ -120,6 +102,152 @@ pub fn run(args: Args) -> Result<()> {
         config.params.len(),
         thetas.len()
     );
+    Ok(())
+}
+
+/// The pairs before the averaging window (the window is the run's last
+/// `average_fraction` of its planned pairs, as the tuner averages it).
+fn averaging_window_start(config: &RunConfig) -> usize {
+    ((1.0 - config.average_fraction) * config.hyper.pairs as f64).floor() as usize
+}
+
+/// The unit of each parameter, from the run's files when they are Occam parameter
+/// files (an external engine's list has none).
+fn units_of(config: &RunConfig) -> HashMap<String, String> {
+    let Ok(files) = crate::param_files::load_all(&config.files) else {
+        return HashMap::new();
+    };
+    files
+        .into_iter()
+        .flat_map(|f| f.entries)
+        .map(|e| (e.name, e.unit))
+        .collect()
+}
+
+/// One parameter's lines, in chart coordinates (pairs, value on the chosen scale).
+struct Series {
+    /// θ after each pair, from the start at pair 0.
+    theta: Vec<(f64, f64)>,
+    /// The running average over the averaging window, from its first pair.
+    average: Vec<(f64, f64)>,
+    start: f64,
+    pairs: f64,
+}
+
+impl Series {
+    fn new(
+        param: &TunedParam,
+        thetas: &[Vec<f64>],
+        i: usize,
+        window: usize,
+        scale: Scale,
+    ) -> Series {
+        let y = |v: f64| match scale {
+            Scale::Value => v,
+            Scale::CEnd => param.change_c_end(v),
+        };
+        let theta = std::iter::once((0.0, y(param.start)))
+            .chain(
+                thetas
+                    .iter()
+                    .enumerate()
+                    .map(|(k, t)| ((k + 1) as f64, y(t[i]))),
+            )
+            .collect();
+        let mut sum = 0.0;
+        let average = thetas
+            .iter()
+            .enumerate()
+            .skip(window)
+            .map(|(k, t)| {
+                sum += t[i];
+                ((k + 1) as f64, y(sum / (k + 1 - window) as f64))
+            })
+            .collect();
+        Series {
+            theta,
+            average,
+            start: y(param.start),
+            pairs: thetas.len() as f64,
+        }
+    }
+
+    /// The vertical range: every point, padded by at least one `c_end` (in the chosen
+    /// scale) so that a parameter that barely moved is not a flat line stretched over
+    /// the whole height.
+    fn range(&self, param: &TunedParam, scale: Scale) -> (f64, f64) {
+        let (lo, hi) = self
+            .theta
+            .iter()
+            .chain(&self.average)
+            .fold((f64::MAX, f64::MIN), |(lo, hi), &(_, v)| {
+                (lo.min(v), hi.max(v))
+            });
+        let (c, min, max) = match scale {
+            Scale::Value => (param.c_end, f64::from(param.min), f64::from(param.max)),
+            Scale::CEnd => (
+                1.0,
+                param.change_c_end(f64::from(param.min)),
+                param.change_c_end(f64::from(param.max)),
+            ),
+        };
+        let pad = ((hi - lo) * 0.1).max(c);
+        let (lo, hi) = ((lo - pad).max(min), (hi + pad).min(max));
+        (lo, hi.max(lo + c))
+    }
+}
+
+/// One parameter's chart: the start as a grey line, θ in blue, the window average in
+/// orange; at most two points per pixel are drawn (a long run would bloat the SVG).
+fn draw_chart(
+    cell: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    param: &TunedParam,
+    series: &Series,
+    (unit, scale): (&str, Scale),
+    width: u32,
+) -> Result<()> {
+    let (lo, hi) = series.range(param, scale);
+    let mut chart = ChartBuilder::on(cell)
+        .caption(&param.name, ("sans-serif", 14))
+        .margin(6)
+        .x_label_area_size(30)
+        .y_label_area_size(52)
+        .build_cartesian_2d(0.0..series.pairs.max(1.0), lo..hi)
+        .map_err(draw_error)?;
+    chart
+        .configure_mesh()
+        .x_labels(4)
+        .y_labels(5)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .x_desc("pairs")
+        .y_desc(unit)
+        .label_style(("sans-serif", 10))
+        .axis_desc_style(("sans-serif", 10))
+        .draw()
+        .map_err(draw_error)?;
+    let start = [(0.0, series.start), (series.pairs, series.start)];
+    chart
+        .draw_series(LineSeries::new(start, &BLACK.mix(0.3)))
+        .map_err(draw_error)?;
+    let stride = series.theta.len().div_ceil(2 * width as usize).max(1);
+    let thinned = |points: &[(f64, f64)]| -> Vec<(f64, f64)> {
+        let last = points.len().saturating_sub(1);
+        points
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k % stride == 0 || k == last)
+            .map(|(_, &p)| p)
+            .collect()
+    };
+    chart
+        .draw_series(LineSeries::new(thinned(&series.theta), &BLUE))
+        .map_err(draw_error)?;
+    chart
+        .draw_series(LineSeries::new(
+            thinned(&series.average),
+            &RGBColor(230, 120, 0),
+        ))
+        .map_err(draw_error)?;
     Ok(())
 }
 

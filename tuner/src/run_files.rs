@@ -73,8 +73,13 @@ impl WriteLocks {
         Ok(locks)
     }
 
-    /// Locks one more file (a file whose name is known only later).
+    /// Locks one more file (a file whose name is known only later). The run folder is
+    /// created when the file goes there; any other folder must exist (a typo in a path
+    /// is an error, not a new folder).
     pub fn add(&mut self, path: &Path) -> Result<()> {
+        if folder_of(path) == Path::new(RUN_DIR) {
+            create_folder_of(path)?;
+        }
         let key = key_of(path)?;
         if self.held.iter().any(|(k, _)| *k == key) {
             return Ok(());

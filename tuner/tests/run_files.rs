@@ -288,8 +288,8 @@ fn a_second_ctrl_c_quits_at_once_and_the_journal_still_resumes() {
 #[test]
 fn a_match_and_datagen_stop_cleanly_and_continue() {
     let dir = project("match-stop");
+    // The run folder does not exist yet: a file given there creates it.
     let results = dir.join("runs/m.jsonl");
-    std::fs::create_dir_all(dir.join("runs")).unwrap();
     let line = "match --a compiled --b name=B,compiled --nodes 300 --max-plies 80 --pairs 60 --results runs/m.jsonl";
     let args: Vec<String> = words(line).into_iter().map(String::from).collect();
     let child = spawn(&dir, &args);

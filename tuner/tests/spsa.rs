@@ -109,6 +109,27 @@ fn a_tiny_tune_changes_only_values_and_leaves_a_journal_and_table() {
     succeeded(&plot);
     let svg = std::fs::read_to_string(dir.join("runs/search.spsa.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains(tuned[0]));
+    // Axes say pairs and the parameter's unit; the key names the averaging window.
+    assert!(
+        svg.contains("\npairs\n") && svg.contains("\ncentipawns\n"),
+        "{svg}"
+    );
+    assert!(svg.contains("average over pairs 7..8"), "{svg}");
+    let scaled = dir.join("scaled.svg");
+    let plot = tuner(&[
+        "plot",
+        dir.join("runs/search.spsa.jsonl").to_str().unwrap(),
+        "--scale",
+        "c-end",
+        "-o",
+        scaled.to_str().unwrap(),
+    ]);
+    succeeded(&plot);
+    let svg = std::fs::read_to_string(&scaled).unwrap();
+    assert!(
+        svg.contains("/ c_end\n") && !svg.contains("\ncentipawns\n"),
+        "{svg}"
+    );
     // --top 1 draws only the parameter that moved most in units of its c_end.
     let (theta, _) = journal_pairs(&dir).pop().unwrap();
     let json: serde_json::Value = serde_json::from_str(&before).unwrap();
@@ -219,7 +240,7 @@ fn a_killed_run_resumes_and_finishes() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Issue 12: a checkpoint left behind by an earlier run (its journal removed by hand)
+/// Once, a checkpoint left behind by an earlier run (its journal removed by hand)
 /// was adopted by `--resume` of a later run without a word. It is refused, and the
 /// parameter file is left alone.
 #[test]
@@ -247,7 +268,7 @@ fn resume_refuses_a_checkpoint_of_another_run() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Issue 12: `--restart` overwrote an earlier `*.jsonl.old`. Every earlier run's files
+/// Once, `--restart` overwrote an earlier `*.jsonl.old`. Every earlier run's files
 /// are kept, numbered; the newest run owns the plain names.
 #[test]
 fn restart_keeps_every_earlier_run() {
@@ -270,7 +291,7 @@ fn restart_keeps_every_earlier_run() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Issue 12: with a book, SPSA played the first min(pairs, 2000) positions in file
+/// Once, with a book, SPSA played the first min(pairs, 2000) positions in file
 /// order, so a sorted book gave a skewed sample. The pairs now draw from the whole book,
 /// shuffled by --seed.
 #[test]

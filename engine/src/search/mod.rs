@@ -7,6 +7,7 @@
 mod correction;
 pub mod history;
 pub mod movepick;
+mod negamax;
 mod qsearch;
 mod root;
 pub mod see;
@@ -23,18 +24,16 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use shakmaty::{Move, Position as _};
 
 use crate::eval::Evaluator;
-use crate::movegen::is_noisy;
 use crate::params::Params;
 use crate::position::{Game, Position};
 pub use crate::score::{INF, MATE, MATE_BOUND, MAX_PLY, NO_SCORE, Score};
 use crate::tablebase::{ProbeSettings, Tablebases};
 use correction::{CorrectionHistory, CorrectionKeys};
 use history::{ContKeys, History, piece_to};
-use movepick::MovePicker;
-use see::{SeeValues, see_below};
+use see::SeeValues;
 pub use stats::{CutKind, SearchStats};
 use time::TimeManager;
-use tt::{Bound, TranspositionTable, TtHit, eval_from_tt};
+use tt::{TranspositionTable, TtHit, eval_from_tt};
 
 /// How often (in nodes) the clock and the stop flag are polled.
 const CHECK_EVERY_NODES: u64 = 1024;
@@ -533,6 +532,38 @@ impl Worker {
         self.stack[ply].null_move = m.is_none();
     }
 
+    /// The hash of `pos` after `m`, with the child's TT bucket, eval-cache slot and
+    /// pawn-table entry prefetched: called before the work that precedes making
+    /// the move, so the loads overlap it instead of stalling the child's probes.
+    #[inline(always)]
+    fn prefetch_child(&self, sh: &Shared, pos: &Position, m: &Move) -> u64 {
+        let key = pos.child_hash(*m);
+        sh.tt.prefetch(key);
+        self.eval.prefetch(key);
+        self.eval.prefetch_pawns(pos, m);
+        key
+    }
+
+    /// Copy-make: `search` applied to `pos` with `m` made (its hash `child_key`,
+    /// from [`Self::prefetch_child`]), `pos`'s hash on the search path meanwhile
+    /// for the child's repetition test. The child lives in this frame: returned by
+    /// value, the copy would be copied once more.
+    #[inline(always)]
+    fn make_child<R>(
+        &mut self,
+        pos: &Position,
+        m: Move,
+        child_key: u64,
+        search: impl FnOnce(&mut Self, &Position) -> R,
+    ) -> R {
+        let mut child = pos.copy();
+        child.make_psq_keyed(m, self.eval.psq_table(), child_key);
+        self.keys.push(pos.hash());
+        let result = search(self, &child);
+        self.keys.pop();
+        result
+    }
+
     /// cont_hist_: the continuation-history rows of the node at `ply`.
     #[inline(always)]
     fn cont_keys(&self, ply: usize) -> ContKeys {
@@ -638,640 +669,6 @@ impl Worker {
             Some(keys) => self.correction.corrected(p, keys, raw_eval),
             None => raw_eval,
         }
-    }
-
-    /// Principal variation search. `depth` is the draft (plies to the horizon),
-    /// `ply` the distance from the root: extensions and reductions change the
-    /// former, stacks are indexed by the latter. `cut_node`: a null-window node
-    /// expected to fail high (Stockfish's flag; never set at PV nodes).
-    #[allow(clippy::too_many_arguments)]
-    fn negamax(
-        &mut self,
-        ctx: &Ctx,
-        pos: &Position,
-        mut alpha: i32,
-        mut beta: i32,
-        depth: i32,
-        ply: usize,
-        cut_node: bool,
-    ) -> i32 {
-        self.pv_len[ply] = ply;
-        if depth <= 0 {
-            return self.qsearch(ctx, pos, alpha, beta, ply);
-        }
-        if self.count_node_and_check_stop(ctx) {
-            return 0;
-        }
-        self.stats.nodes += 1;
-        let pv_node = beta - alpha > 1;
-        let root = ply == 0;
-        let in_check = pos.is_check();
-        self.seldepth = self.seldepth.max(ply);
-        let (sh, p) = (ctx.shared, &ctx.shared.params);
-
-        if !root {
-            // Draws: repetition, fifty moves, insufficient material.
-            if self.is_draw(pos) {
-                return 0;
-            }
-            // MAX_PLY guard: return the static eval instead of overflowing the stacks.
-            if ply >= MAX_PLY - 4 {
-                return if in_check { 0 } else { self.eval.evaluate(pos) };
-            }
-            // Mate distance pruning: no line from here beats a mate already found nearer the root.
-            alpha = alpha.max(-MATE + ply as i32);
-            beta = beta.min(MATE - ply as i32 - 1);
-            if alpha >= beta {
-                return alpha;
-            }
-        }
-
-        // tt_ / static eval: never while a move is excluded (singular search), where the
-        // node's eval is the one its outer search already computed.
-        let excluded = self.stack[ply].excluded;
-        let corr_keys = self.correction_keys(p, pos, !in_check && excluded.is_none());
-        let (tt, raw_eval) = if excluded.is_none() {
-            match self.probe_and_evaluate(ctx, pos, alpha, beta, depth, ply, in_check) {
-                ControlFlow::Break(score) => return score,
-                ControlFlow::Continue(node) => node,
-            }
-        } else {
-            (None, self.stack[ply].static_eval)
-        };
-        // corr_: the TT keeps the raw eval; a singular search reuses its node's
-        // already corrected value.
-        let static_eval = self.corrected_eval(p, corr_keys, raw_eval);
-        let tt_move = tt.and_then(|h| h.mv(pos));
-        if excluded.is_none() {
-            self.stats.tt_moves += tt_move.is_some() as u64;
-        }
-        let tt_move_noisy = tt_move.is_some_and(|t| is_noisy(&t));
-        // tt_pv: this node is or once was on a PV (the flag stays with the entry).
-        let tt_pv = pv_node || tt.is_some_and(|h| h.pv);
-
-        // tb_: a WDL probe right after a capture or pawn move (syzygy.rs).
-        if !root
-            && ctx.shared.may_probe_tablebase(pos)
-            && let Some(score) = self.probe_tablebase(ctx, pos, alpha, beta, depth, ply)
-        {
-            return score;
-        }
-
-        // hist_: the children start without killers from an unrelated subtree.
-        self.history.clear_killers_at(ply + 1);
-
-        // The static eval refined by a TT score whose bound points the right way.
-        let mut eval = static_eval;
-        if !in_check
-            && let Some(h) = tt
-            && h.score.abs() < MATE_BOUND
-            && match h.bound {
-                Bound::Exact => true,
-                Bound::Lower => h.score > eval,
-                Bound::Upper => h.score < eval,
-            }
-        {
-            eval = h.score;
-        }
-        self.stack[ply].static_eval = static_eval;
-
-        // improving_: Alexandria's rule (2 plies back, else 4, else true; never in
-        // check) and Integral's dynamic rate, both relative to our previous eval.
-        let reference = if ply >= 2 && self.stack[ply - 2].static_eval != NO_SCORE {
-            Some(self.stack[ply - 2])
-        } else if ply >= 4 && self.stack[ply - 4].static_eval != NO_SCORE {
-            Some(self.stack[ply - 4])
-        } else {
-            None
-        };
-        let (improving, improving_rate) = match (in_check, reference) {
-            (true, _) => (false, 0),
-            (false, Some(r)) => (
-                static_eval > r.static_eval,
-                (r.improving_rate + (static_eval - r.static_eval) * 100 / p.improving_rate_div())
-                    .clamp(0, 100),
-            ),
-            (false, None) => (true, 100),
-        };
-        self.stack[ply].improving_rate = improving_rate;
-
-        // Inside a mate search (a window bound is already a mate score) the static
-        // eval says nothing, so no eval-based pruning is done there.
-        let mate_hunt = alpha >= MATE_BOUND || beta <= -MATE_BOUND;
-        if !pv_node && !in_check && excluded.is_none() && !mate_hunt {
-            // razor_: Stockfish's form; a hopeless node drops into q-search and returns
-            // its value when that still fails low with a non-mate score.
-            if depth <= p.razor_max_depth()
-                && eval < alpha - p.razor_base() - p.razor_depth_sq() * depth * depth
-            {
-                let v = self.qsearch(ctx, pos, alpha - 1, alpha, ply);
-                if v < alpha && v.abs() < MATE_BOUND {
-                    return v;
-                }
-            }
-
-            // rfp_: reverse futility pruning.
-            if depth <= p.rfp_max_depth()
-                && eval.abs() < MATE_BOUND
-                && eval - p.rfp_margin() * (depth - improving as i32) >= beta
-            {
-                return eval;
-            }
-
-            // nmp_: null-move pruning, not in pawn endings, verified at high depth.
-            let us = pos.turn();
-            let board = pos.board().board();
-            let has_pieces = (board.by_color(us) & !(board.pawns() | board.kings())).any();
-            if depth >= p.nmp_min_depth()
-                && eval >= beta
-                && static_eval >= beta
-                && has_pieces
-                && ply >= self.nmp_min_ply
-                && beta.abs() < MATE_BOUND
-                && ply > 0
-                && self.stack[ply - 1].current_move.is_some()
-                && let Some(null) = pos.play_null()
-            {
-                let r = p.nmp_base()
-                    + depth / p.nmp_depth_div()
-                    + ((eval - beta) / p.nmp_eval_div()).min(p.nmp_eval_max());
-                let verify_depth = p.nmp_verify_depth();
-                self.set_current_move(ply, None, us);
-                self.keys.push(pos.hash());
-                let v = -self.negamax(ctx, &null, -beta, -beta + 1, depth - r, ply + 1, !cut_node);
-                self.keys.pop();
-                if self.stopped {
-                    return 0;
-                }
-                if v >= beta {
-                    let v = if v >= MATE_BOUND { beta } else { v };
-                    if depth < verify_depth {
-                        return v;
-                    }
-                    // A nested verification keeps the outer one's limit afterwards.
-                    let outer_min_ply = self.nmp_min_ply;
-                    self.nmp_min_ply = ply + (3 * (depth - r) / 4).max(0) as usize;
-                    let w = self.negamax(ctx, pos, beta - 1, beta, depth - r, ply, false);
-                    self.nmp_min_ply = outer_min_ply;
-                    if self.stopped {
-                        return 0;
-                    }
-                    if w >= beta {
-                        return v;
-                    }
-                }
-            }
-
-            // probcut_: a capture that beats a raised beta in q-search and at reduced
-            // depth is taken as proof the node fails high.
-            let pc_beta = beta + p.probcut_margin() - improving as i32 * p.probcut_improving();
-            if depth >= p.probcut_min_depth()
-                && beta.abs() < MATE_BOUND
-                && !tt.is_some_and(|h| h.depth >= depth - 3 && h.score < pc_beta)
-            {
-                let pc_depth = depth - p.probcut_reduction();
-                let mut picker = MovePicker::new_qsearch(tt_move, false);
-                while let Some(m) = picker.next(pos, &self.history, &sh.see_values) {
-                    let threshold = pc_beta - static_eval;
-                    if see_below(pos, &m, &sh.see_values, picker.known_see(), threshold) {
-                        continue;
-                    }
-                    let key = pos.child_hash(m);
-                    sh.tt.prefetch(key);
-                    let mut child = pos.copy();
-                    child.make_psq_keyed(m, self.eval.psq_table(), key);
-                    self.set_current_move(ply, Some(m), pos.turn());
-                    self.keys.push(pos.hash());
-                    let mut v = -self.qsearch(ctx, &child, -pc_beta, -pc_beta + 1, ply + 1);
-                    if v >= pc_beta && pc_depth > 0 {
-                        v = -self.negamax(
-                            ctx,
-                            &child,
-                            -pc_beta,
-                            -pc_beta + 1,
-                            pc_depth,
-                            ply + 1,
-                            !cut_node,
-                        );
-                    }
-                    self.keys.pop();
-                    if self.stopped {
-                        return 0;
-                    }
-                    if v >= pc_beta {
-                        sh.tt.store(
-                            pos.hash(),
-                            ply,
-                            Some(m),
-                            v,
-                            raw_eval,
-                            pc_depth + 1,
-                            Bound::Lower,
-                            false,
-                        );
-                        return v;
-                    }
-                }
-            }
-        }
-
-        // iir_: internal iterative reduction. A PV or expected cut-node high in the
-        // tree without a hash move would pay for full-depth work with poor ordering;
-        // searching it a little shallower is cheaper than IID and leaves a move in
-        // the TT for the next visit. Placed after the pruning above (as Ethereal and
-        // Stockfish place it after null move), so razoring, RFP, null move and
-        // ProbCut keep judging the node at the draft their margins were tuned for;
-        // from here on (move loop, singular extension, the TT store) the node is one
-        // of the reduced draft. Never at the root (the iteration's depth stays what
-        // it says) nor in a singular search (which probes no TT). Never below one ply.
-        let depth = if p.iir_reduction() > 0
-            && tt_move.is_none()
-            && (pv_node || cut_node)
-            && depth >= p.iir_min_depth()
-            && !root
-            && excluded.is_none()
-        {
-            self.stats.iir_reductions += 1;
-            (depth - p.iir_reduction()).max(1)
-        } else {
-            depth
-        };
-
-        // Move loop.
-        let color = pos.turn();
-        let prev_move = if ply > 0 {
-            self.stack[ply - 1].current_move
-        } else {
-            None
-        };
-        let cont = self.cont_keys(ply);
-        // hist_threats: the enemy's attacks index the butterfly history of this
-        // node's quiets (the picker finds them when the first quiet needs them).
-        let mut picker = MovePicker::new(
-            tt_move,
-            self.history.killers(ply),
-            self.history.counter(color, prev_move),
-            cont,
-            p.hist_threats() != 0,
-        );
-        let mut best_score = -INF;
-        let mut best_move: Option<Move> = None;
-        let mut moves_searched = 0usize;
-        let mut quiets_tried = shakmaty::MoveList::new();
-        let mut captures_tried = shakmaty::MoveList::new();
-        while let Some(m) = picker.next(pos, &self.history, &sh.see_values) {
-            if Some(m) == excluded || root && self.skips_root_move(&m) {
-                continue;
-            }
-            let noisy = is_noisy(&m);
-            let cont_scores = if noisy {
-                Default::default()
-            } else {
-                self.history.cont_scores(&m, cont)
-            };
-            let hist = if noisy {
-                0
-            } else {
-                self.history.score(color, picker.threats(pos), &m)
-                    + cont_scores.counter
-                    + cont_scores.follow_up
-            };
-
-            // Pruning of late moves, once a move has been searched and we are not mated.
-            // Quiet checks are spared until the move count is large (lmp_check_pct),
-            // and no move count prunes while a shorter mate than the one in hand is
-            // being looked for.
-            if !root && best_score > -MATE_BOUND {
-                let lmr_depth = (depth - sh.lmr_reduction(depth, moves_searched + 1) / 100).max(0);
-                if !noisy {
-                    // lmp_: late move pruning with Integral's dynamic improving rate.
-                    let lmp_limit = (p.lmp_base() + p.lmp_depth_sq() * depth * depth)
-                        / (p.lmp_div() - improving_rate);
-                    let lmp_depth = depth <= p.lmp_max_depth();
-                    let lmp = lmp_depth && moves_searched as i32 >= lmp_limit;
-                    // fp_: futility pruning of quiets.
-                    let futile = !in_check
-                        && lmr_depth <= p.fp_max_depth()
-                        && static_eval + p.fp_base() + p.fp_depth() * lmr_depth <= alpha;
-                    if (lmp || futile) && !mate_hunt {
-                        // lmp_check_: this late, checks go with the other quiets (and
-                        // need not be looked for at all).
-                        if lmp_depth && moves_searched as i32 * 100 >= lmp_limit * p.lmp_check_pct()
-                        {
-                            picker.skip_quiets = true;
-                            picker.skip_quiet_checks = true;
-                            continue;
-                        }
-                        if !picker.quiet_gives_check(pos, &m) {
-                            picker.skip_quiets = true;
-                            continue;
-                        }
-                    }
-                    // cont_hist_: a quiet both continuation histories call bad.
-                    if lmr_depth <= p.cont_hist_prune_depth()
-                        && cont_scores.counter < -p.cont_hist_prune_margin()
-                        && cont_scores.follow_up < -p.cont_hist_prune_margin()
-                    {
-                        continue;
-                    }
-                    // hist_prune_: a quiet the histories together call bad, at low
-                    // depth (butterfly + counter-move + follow-up, as LMR reads them).
-                    if lmr_depth <= p.hist_prune_depth() && hist < -p.hist_prune_margin() * depth {
-                        continue;
-                    }
-                    // seeprune_: quiets that lose material at low depth (`see_below`
-                    // plays no exchange out when losing the moved piece is still
-                    // above the threshold).
-                    if lmr_depth <= p.seeprune_max_depth()
-                        && see_below(
-                            pos,
-                            &m,
-                            &sh.see_values,
-                            None,
-                            -p.seeprune_quiet_margin() * lmr_depth,
-                        )
-                    {
-                        continue;
-                    }
-                } else if depth <= p.seeprune_max_depth()
-                    && see_below(
-                        pos,
-                        &m,
-                        &sh.see_values,
-                        picker.known_see(),
-                        -p.seeprune_capture_margin() * depth * depth,
-                    )
-                {
-                    continue;
-                }
-            }
-
-            // Prefetch the child's TT bucket before making the move (and before a
-            // singular search), so the load overlaps the work until the child probes.
-            let child_key = pos.child_hash(m);
-            sh.tt.prefetch(child_key);
-            self.eval.prefetch(child_key);
-            self.eval.prefetch_pawns(pos, &m);
-
-            // ext_: singular extension of the TT move; multi-cut when even the
-            // alternatives beat beta.
-            let mut extension = 0;
-            if !root
-                && Some(m) == tt_move
-                && excluded.is_none()
-                && depth >= p.ext_se_min_depth()
-                && (ply as i32) < 2 * self.root_depth
-                && let Some(h) = tt
-                && h.depth >= depth - 3
-                && h.bound != Bound::Upper
-                && h.score.abs() < MATE_BOUND
-            {
-                let s_beta = h.score - p.ext_se_beta_mult() * depth;
-                self.stack[ply].excluded = Some(m);
-                let v = self.negamax(ctx, pos, s_beta - 1, s_beta, (depth - 1) / 2, ply, cut_node);
-                self.stack[ply].excluded = None;
-                self.stack[ply].static_eval = static_eval;
-                self.stack[ply].improving_rate = improving_rate;
-                if self.stopped {
-                    return 0;
-                }
-                self.stats.singular_searches += 1;
-                if v < s_beta {
-                    // ext_double_: far below, the TT move is the only move here;
-                    // capped per path so the tree cannot explode.
-                    self.stats.singular_extensions += 1;
-                    extension = if !pv_node
-                        && p.ext_double_margin() > 0
-                        && v < s_beta - p.ext_double_margin()
-                        && self.stack[ply].double_extensions < p.ext_double_max()
-                    {
-                        2
-                    } else {
-                        1
-                    };
-                } else if s_beta >= beta {
-                    self.stats.multi_cuts += 1;
-                    return s_beta;
-                } else if h.score >= beta {
-                    // ext_se_negative: the TT move beats beta, but so might others
-                    // (the alternatives reach s_beta): it need not be searched as deep.
-                    extension = -p.ext_se_negative();
-                }
-            }
-
-            let mut child = pos.copy();
-            child.make_psq_keyed(m, self.eval.psq_table(), child_key);
-            self.set_current_move(ply, Some(m), color);
-            let gives_check = child.is_check();
-            // ext_: check extension, guarded by the ply so the tree cannot explode.
-            if extension == 0
-                && gives_check
-                && (ply as i32) * 100 < p.ext_check_max_ply_pct() * self.root_depth
-            {
-                extension = 1;
-            }
-            let new_depth = depth - 1 + extension;
-            self.stack[ply + 1].double_extensions =
-                self.stack[ply].double_extensions + (extension >= 2) as i32;
-            self.keys.push(pos.hash());
-            moves_searched += 1;
-            let nodes_before = self.nodes;
-
-            // PVS: full window for the first move, null window (maybe reduced) for the rest.
-            let mut score;
-            if moves_searched == 1 {
-                // The first move of a PV node is a PV node; at other nodes the
-                // child's expected type is the opposite of this one's.
-                let child_cut = !pv_node && !cut_node;
-                score = -self.negamax(ctx, &child, -beta, -alpha, new_depth, ply + 1, child_cut);
-            } else {
-                // lmr_: late move reductions from the log-log table, adjusted (in
-                // hundredths of a ply): late quiets, and (lmr_capture_) late losing
-                // captures, the picker's last stage, by lmr_capture_pct of the table.
-                let late = depth >= p.lmr_min_depth() && moves_searched > 1 + pv_node as usize;
-                let reduced = late && !noisy;
-                let table_r = if reduced {
-                    let mut r = sh.lmr_reduction(depth, moves_searched);
-                    if !improving {
-                        r += p.lmr_improving();
-                    }
-                    if pv_node {
-                        r -= p.lmr_pv();
-                    } else if tt_pv {
-                        // lmr_ttpv: a former PV node is searched more carefully.
-                        r -= p.lmr_ttpv();
-                    }
-                    // lmr_refutation: killers and the counter move refuted a sibling
-                    // (the picker's move comparisons only when the term is on).
-                    if p.lmr_refutation() != 0
-                        && matches!(
-                            picker.cut_kind(&m, in_check),
-                            CutKind::Killer1 | CutKind::Killer2 | CutKind::Counter
-                        )
-                    {
-                        r -= p.lmr_refutation();
-                    }
-                    // lmr_tt_capture: when the best move known is a capture, quiets
-                    // are less likely to matter.
-                    if tt_move_noisy {
-                        r += p.lmr_tt_capture();
-                    }
-                    r -= (hist * 100 / p.lmr_history_div())
-                        .clamp(-p.lmr_history_max(), p.lmr_history_max());
-                    Some(r)
-                } else if late
-                    && p.lmr_capture_pct() > 0
-                    && picker.cut_kind(&m, in_check) == CutKind::BadCapture
-                {
-                    Some(sh.lmr_reduction(depth, moves_searched) * p.lmr_capture_pct() / 100)
-                } else {
-                    None
-                };
-                let reduction = table_r.map_or(0, |r| {
-                    let r = if gives_check { r - p.lmr_check() } else { r };
-                    (r / 100).clamp(0, (new_depth - 1).max(0))
-                });
-                // A reduced late move is expected to fail high (cut node); an
-                // unreduced one is the opposite of this node.
-                let child_cut = reduced || !cut_node;
-                score = -self.negamax(
-                    ctx,
-                    &child,
-                    -alpha - 1,
-                    -alpha,
-                    new_depth - reduction,
-                    ply + 1,
-                    child_cut,
-                );
-                if score > alpha && reduction > 0 {
-                    // lmr_deeper_ / lmr_shallower_: the reduced search's margin over the
-                    // best score so far decides the re-search's draft (Stockfish's rule):
-                    // far above, one ply deeper; barely above, one ply shallower.
-                    let mut research_depth = new_depth;
-                    if p.lmr_deeper_margin() > 0
-                        && score > best_score + p.lmr_deeper_margin() + 2 * new_depth
-                    {
-                        research_depth += 1;
-                    } else if score < best_score + p.lmr_shallower_margin() {
-                        research_depth -= 1;
-                    }
-                    if research_depth > new_depth - reduction {
-                        score = -self.negamax(
-                            ctx,
-                            &child,
-                            -alpha - 1,
-                            -alpha,
-                            research_depth,
-                            ply + 1,
-                            !cut_node,
-                        );
-                    }
-                }
-                if pv_node && score > alpha && score < beta {
-                    score = -self.negamax(ctx, &child, -beta, -alpha, new_depth, ply + 1, false);
-                }
-            }
-            self.keys.pop();
-            if root {
-                self.add_root_move_nodes(m, self.nodes - nodes_before);
-            }
-            if self.stopped {
-                return 0;
-            }
-
-            if score > best_score {
-                best_score = score;
-                if score > alpha {
-                    best_move = Some(m);
-                    alpha = score;
-                    if pv_node {
-                        self.update_pv(ply, m);
-                    }
-                    if score >= beta {
-                        // hist_: reward the cut-off move, penalise earlier quiets
-                        // (after a quiet cut-off) and earlier captures.
-                        self.stats.record_cutoff(moves_searched);
-                        // stats: the kind of a later move only (most cut on the first).
-                        let kind = (moves_searched > 1).then(|| picker.cut_kind(&m, in_check));
-                        self.stats
-                            .record_cutoff_source(moves_searched, tt_move.is_some(), kind);
-                        // A quiet's threats are known (its `hist` needed them); a
-                        // capture's update does not read them.
-                        let threats = if noisy { 0 } else { picker.threats(pos) };
-                        self.history.on_cutoff(
-                            p,
-                            color,
-                            threats,
-                            ply,
-                            depth,
-                            m,
-                            &quiets_tried,
-                            &captures_tried,
-                            prev_move,
-                            cont,
-                        );
-                        break;
-                    }
-                }
-            }
-            let tried = if noisy {
-                &mut captures_tried
-            } else {
-                &mut quiets_tried
-            };
-            if tried.len() < tried.capacity() {
-                tried.push(m);
-            }
-        }
-
-        if moves_searched == 0 {
-            // No legal move (besides an excluded one): mate, stalemate, or a singular
-            // search with nothing else to try.
-            return if excluded.is_some() {
-                alpha
-            } else if in_check {
-                -MATE + ply as i32
-            } else {
-                0
-            };
-        }
-
-        // The best of the moves left to a later MultiPV line is no value of the root.
-        if excluded.is_none() && (!root || self.root_excluded.is_empty()) {
-            let bound = if best_score >= beta {
-                Bound::Lower
-            } else if pv_node && best_move.is_some() {
-                Bound::Exact
-            } else {
-                Bound::Upper
-            };
-            // corr_: learn from a quiet (or no) best move whose score is a bound on
-            // the right side of the static eval; a capture's gain is no error of
-            // the static eval of this position.
-            if let Some(k) = corr_keys
-                && best_score.abs() < MATE_BOUND
-                && best_move.is_none_or(|m| !is_noisy(&m))
-                && match bound {
-                    Bound::Exact => true,
-                    Bound::Lower => best_score > static_eval,
-                    Bound::Upper => best_score < static_eval,
-                }
-            {
-                self.correction
-                    .update(p, k, depth, best_score - static_eval);
-            }
-            sh.tt.store(
-                pos.hash(),
-                ply,
-                best_move.or(tt_move),
-                best_score,
-                raw_eval,
-                depth,
-                bound,
-                tt_pv,
-            );
-        }
-        best_score
     }
 }
 

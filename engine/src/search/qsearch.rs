@@ -81,15 +81,10 @@ impl Worker {
             }
             // Prefetch the child's TT bucket before making the move, so the load
             // overlaps the copy-make.
-            let key = pos.child_hash(m);
-            sh.tt.prefetch(key);
-            self.eval.prefetch(key);
-            self.eval.prefetch_pawns(pos, &m);
-            let mut child = pos.copy();
-            child.make_psq_keyed(m, self.eval.psq_table(), key);
-            self.keys.push(pos.hash());
-            let score = -self.qsearch(ctx, &child, -beta, -alpha, ply + 1);
-            self.keys.pop();
+            let key = self.prefetch_child(sh, pos, &m);
+            let score = self.make_child(pos, m, key, |this, child| {
+                -this.qsearch(ctx, child, -beta, -alpha, ply + 1)
+            });
             if self.stopped {
                 return 0;
             }
