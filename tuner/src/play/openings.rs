@@ -86,7 +86,7 @@ pub fn load_book(path: &Path, chess960: bool) -> Result<Vec<Game>> {
     let games = if is_pgn {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read opening book {}", path.display()))?;
-        crate::play::pgn::parse_games(&text, chess960)
+        super::pgn::parse_games(&text, chess960)
             .with_context(|| format!("opening book {}", path.display()))?
     } else {
         read_epd(path, chess960)?
