@@ -2,6 +2,7 @@
 //! the linear structure used by Texel tuning, and the parameter plumbing.
 
 use super::features as f;
+use super::trace::Counts;
 use super::*;
 use crate::params::{PARAM_SPECS, index_of};
 use shakmaty::Square::{B1, E4};
