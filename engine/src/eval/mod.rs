@@ -12,7 +12,9 @@
 //! wrapper when the search moves with [`Position::play_psq`] and this evaluator's
 //! [`Evaluator::psq_table`]; other positions are summed here.
 
+mod cache;
 pub mod features;
+mod king_danger;
 mod outposts;
 mod passed;
 mod pawns;
@@ -20,98 +22,25 @@ mod shelter;
 #[cfg(test)]
 mod tests;
 mod threats;
+mod trace;
 
 use crate::params::Params;
-use crate::position::{Position, PsqTable, en_passant_victim};
+use crate::position::{Position, PsqTable};
 use crate::rays::{self, pawn_attacks, relative_rank};
 /// The tapered score pair, re-exported for the evaluation's users.
 pub use crate::score::S;
+use cache::EvalCache;
 use features::{self as f, Section};
+use king_danger::KingDanger;
 use pawns::PawnTable;
 use shakmaty::attacks::{
     bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
 };
 use shakmaty::{Bitboard, Board, Color, Position as _, Role, Square};
+pub use trace::{Coefficients, EvalTrace, NoTrace, Tracer};
 
 /// Full phase: 1 per minor, 2 per rook, 4 per queen, capped.
 pub const PHASE_MAX: i32 = 24;
-
-/// Receives every feature occurrence during an evaluation (for the trace and for
-/// Texel coefficients). [`NoTrace`] compiles to nothing.
-pub trait Tracer {
-    const ON: bool;
-    /// `count` occurrences of `feature` for `color`, shown under `section` in the trace.
-    fn add(&mut self, section: Section, feature: usize, color: Color, count: i32);
-    /// A score of `color` that is not linear in the feature weights (king danger).
-    fn offset(&mut self, section: Section, color: Color, s: S);
-}
-
-/// The tracer of the normal, fast evaluation.
-pub struct NoTrace;
-
-impl Tracer for NoTrace {
-    const ON: bool = false;
-    #[inline(always)]
-    fn add(&mut self, _: Section, _: usize, _: Color, _: i32) {}
-    #[inline(always)]
-    fn offset(&mut self, _: Section, _: Color, _: S) {}
-}
-
-/// Per-feature counts of each side, and for the trace every occurrence with its section.
-struct Counts {
-    white: Vec<i32>,
-    black: Vec<i32>,
-    /// (section, feature, colour, count) when recording for the trace.
-    occurrences: Option<Vec<(Section, usize, Color, i32)>>,
-    /// Non-linear scores (White minus Black), and by section for the trace.
-    offset: S,
-    offsets: Vec<(Section, Color, S)>,
-}
-
-impl Counts {
-    fn new(record: bool) -> Counts {
-        Counts {
-            white: vec![0; f::COUNT],
-            black: vec![0; f::COUNT],
-            occurrences: record.then(Vec::new),
-            offset: S::default(),
-            offsets: Vec::new(),
-        }
-    }
-}
-
-impl Tracer for Counts {
-    const ON: bool = true;
-    fn add(&mut self, section: Section, feature: usize, color: Color, count: i32) {
-        match color {
-            Color::White => self.white[feature] += count,
-            Color::Black => self.black[feature] += count,
-        }
-        if let Some(o) = &mut self.occurrences {
-            o.push((section, feature, color, count));
-        }
-    }
-    fn offset(&mut self, section: Section, color: Color, s: S) {
-        self.offset += signed(color, s);
-        self.offsets.push((section, color, s));
-    }
-}
-
-/// A position's evaluation as a linear function of the weights (White's view):
-/// `white_score = scale/100 * (mg * phase + eg * (24 - phase)) / 24` with
-/// `mg = offset.mg + Σ coef * weight_mg` and `eg = offset.eg + Σ coef * weight_eg`
-/// over `features`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Coefficients {
-    /// (feature, White count minus Black count), only non-zero ones.
-    pub features: Vec<(u16, i16)>,
-    /// Game phase, 0..=24.
-    pub phase: i32,
-    /// Drawish-endgame scale in percent (100 = no scaling).
-    pub scale: i32,
-    /// The part not linear in the feature weights (king danger), White minus Black.
-    pub offset: S,
-}
 
 /// Evaluates positions with tables derived from a [`Params`]; call [`Evaluator::refresh`]
 /// after the parameters change.
@@ -131,70 +60,11 @@ pub struct Evaluator {
     scale_no_pawns: i32,
     king_danger: KingDanger,
     pawns: PawnTable,
-    cache: Vec<CacheEntry>,
+    cache: EvalCache,
 }
 
 /// Rows of the mobility table: more than the 28 counts (0..=27) of a queen.
 const MOBILITY_MAX: usize = 32;
-
-// Eval cache
-//
-// A direct-mapped table of recent evaluations keyed by the full Zobrist hash (which
-// determines the board and the side to move). The TT keeps static evaluations too,
-// but loses them when entries are replaced; this table (fits in L2) catches the
-// re-evaluations of recently seen positions. An entry is one word: the key's upper
-// 48 bits and the score as i16. The slot is the key's lower 16 bits, so slot and
-// stored bits together are the whole key and a hit is exactly what the evaluation
-// would return: the search is unchanged.
-
-/// log2 of the number of entries: 64K entries of 8 bytes = 512 KB. At least 16, so
-/// that the slot and the stored upper 48 bits cover the whole key.
-const EVAL_CACHE_BITS: u32 = 16;
-const _: () = assert!(EVAL_CACHE_BITS >= 16);
-
-/// The eval-cache slot of the position with hash `key`: its lower bits.
-#[inline(always)]
-fn cache_slot(key: u64) -> usize {
-    key as usize & ((1 << EVAL_CACHE_BITS) - 1)
-}
-
-/// The key bits an entry stores; the lower 16 hold the score.
-const CACHE_KEY_MASK: u64 = !0xFFFF;
-
-/// One eval-cache word: key bits [`CACHE_KEY_MASK`], score in the low 16 bits. A
-/// key whose upper 48 bits are all zero is never cached, so 0 marks an empty entry.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct CacheEntry(u64);
-
-impl CacheEntry {
-    /// The entry for `key` and `score`, or `None` when they do not fit one.
-    #[inline(always)]
-    fn new(key: u64, score: i32) -> Option<CacheEntry> {
-        let score = i16::try_from(score).ok()?;
-        (key & CACHE_KEY_MASK != 0)
-            .then_some(CacheEntry(key & CACHE_KEY_MASK | score as u16 as u64))
-    }
-
-    /// The cached score if this entry holds `key`.
-    #[inline(always)]
-    fn score(self, key: u64) -> Option<i32> {
-        (self.0 & CACHE_KEY_MASK == key & CACHE_KEY_MASK && self.0 != 0)
-            .then_some(self.0 as u16 as i16 as i32)
-    }
-}
-
-/// Per-term breakdown of an evaluation, for the `eval` command and tuning.
-#[derive(Clone, Debug, Default)]
-pub struct EvalTrace {
-    /// (term, white mg, white eg, black mg, black eg)
-    pub terms: Vec<(String, i32, i32, i32, i32)>,
-    /// Game phase, 0 (bare kings) ..= 24 (all pieces).
-    pub phase: i32,
-    /// Drawish-endgame scale in percent (100 = none).
-    pub scale: i32,
-    /// Final score from the side to move's point of view, in centipawns.
-    pub score: i32,
-}
 
 impl Evaluator {
     pub fn new(params: &Params) -> Self {
@@ -205,10 +75,12 @@ impl Evaluator {
             psq_table: PsqTable::new(|_, _| S::default()),
             scale_opposite_bishops: 100,
             scale_no_pawns: 100,
-            king_danger: KingDanger::new(params),
+            king_danger: KingDanger::default(),
             pawns: PawnTable::new(),
-            cache: vec![CacheEntry::default(); 1 << EVAL_CACHE_BITS],
+            cache: EvalCache::new(),
         };
+        // Every table derived from the parameters is built here, the ones above
+        // being placeholders.
         e.refresh(params);
         e
     }
@@ -241,31 +113,14 @@ impl Evaluator {
         self.scale_no_pawns = params.scale_no_pawns_pct();
         self.king_danger = KingDanger::new(params);
         self.pawns.clear();
-        self.cache.fill(CacheEntry::default());
-    }
-
-    /// Hints the CPU to load the eval-cache slot of the position with hash `key`
-    /// (the search calls it with the TT prefetch, before making the move).
-    #[inline(always)]
-    pub fn prefetch(&self, key: u64) {
-        crate::prefetch::prefetch(&self.cache[cache_slot(key)]);
-    }
-
-    /// Hints the CPU to load the pawn-table entry of the position after `m` when
-    /// the move changes the pawns (a pawn moves or is taken); otherwise the child
-    /// reads the entry this position used. Called with [`Evaluator::prefetch`].
-    #[inline(always)]
-    pub fn prefetch_pawns(&self, pos: &Position, m: &shakmaty::Move) {
-        if let Some((white, black)) = changed_pawns(pos, m) {
-            self.pawns.prefetch(white, black);
-        }
+        self.cache.clear();
     }
 
     /// Score in centipawns from the side to move's point of view.
     pub fn evaluate(&mut self, pos: &Position) -> i32 {
         let key = pos.hash();
-        let slot = cache_slot(key);
-        if let Some(score) = self.cache[slot].score(key) {
+        let slot = EvalCache::slot(key);
+        if let Some(score) = self.cache.score(slot, key) {
             return score;
         }
         let psq = pos.psq(&self.psq_table);
@@ -275,62 +130,8 @@ impl Evaluator {
         } else {
             -white
         };
-        if let Some(entry) = CacheEntry::new(key, score) {
-            self.cache[slot] = entry;
-        }
+        self.cache.store(slot, key, score);
         score
-    }
-
-    /// The per-term breakdown printed by the `eval` command.
-    pub fn trace(&mut self, pos: &Position) -> EvalTrace {
-        let mut counts = Counts::new(true);
-        let (score, phase, scale) = self.white_score(pos.board(), &mut counts);
-        let mut terms: Vec<(String, i32, i32, i32, i32)> = Section::ALL
-            .iter()
-            .map(|s| (s.name().to_string(), 0, 0, 0, 0))
-            .collect();
-        let linear = counts.occurrences.unwrap_or_default().into_iter();
-        let linear =
-            linear.map(|(section, feature, color, n)| (section, color, self.weights[feature] * n));
-        for (section, color, s) in linear.chain(counts.offsets) {
-            let line = Section::ALL
-                .iter()
-                .position(|s| *s == section)
-                .expect("every section is listed");
-            let t = &mut terms[line];
-            match color {
-                Color::White => (t.1, t.2) = (t.1 + s.mg, t.2 + s.eg),
-                Color::Black => (t.3, t.4) = (t.3 + s.mg, t.4 + s.eg),
-            }
-        }
-        EvalTrace {
-            terms,
-            phase,
-            scale,
-            score: if pos.turn() == Color::White {
-                score
-            } else {
-                -score
-            },
-        }
-    }
-
-    /// The evaluation as per-feature counts (White minus Black), phase and scale.
-    pub fn coefficients(&mut self, pos: &Position) -> Coefficients {
-        let mut counts = Counts::new(false);
-        let (_, phase, scale) = self.white_score(pos.board(), &mut counts);
-        let features = (0..f::COUNT)
-            .filter_map(|i| {
-                let c = counts.white[i] - counts.black[i];
-                (c != 0).then_some((i as u16, c as i16))
-            })
-            .collect();
-        Coefficients {
-            features,
-            phase,
-            scale,
-            offset: counts.offset,
-        }
     }
 
     /// The weights (mg, eg) of every feature, as currently loaded.
@@ -449,7 +250,7 @@ impl Evaluator {
             score += signed(color, side);
         });
         for_each_color!(color => {
-            score += signed(color, self.king_danger(board, color, &maps, t));
+            score += signed(color, self.king_danger.evaluate(board, color, &maps, t));
             let white_first = if color == Color::White { 0 } else { 1 };
             let o = outposts::evaluate(&self.weights, board, color, outposts[white_first], t);
             score += signed(color, o);
@@ -593,70 +394,6 @@ impl Evaluator {
         s + mobility_sum
     }
 
-    // King danger
-    //
-    // The enemy's attack on our king zone (king square and its neighbours) as one
-    // count: attackers times their summed weights, attacked zone squares, weak zone
-    // squares, safe checks by piece type, minus own pawns in the zone and a missing
-    // enemy queen. Scored only when at least two pieces (or one and a queen) attack,
-    // quadratically in the middlegame (a lone attacker is harmless, a combined attack
-    // decisive) and linearly in the endgame. Not linear in its parameters, so Texel
-    // tuning sees it as a constant (`Coefficients::offset`).
-
-    /// Our king-danger penalty (negative), from the attack maps of both sides.
-    #[inline(always)]
-    fn king_danger<T: Tracer>(
-        &self,
-        board: &Board,
-        us: Color,
-        maps: &[AttackMap; 2],
-        t: &mut T,
-    ) -> S {
-        let k = &self.king_danger;
-        let them = !us;
-        let (ours, theirs) = (&maps[us as usize], &maps[them as usize]);
-        let enemy_queens = (board.queens() & board.by_color(them)).count() as i32;
-        if theirs.zone_attackers <= 1 - enemy_queens {
-            return S::default();
-        }
-        let king = board.king_of(us).expect("legal positions have kings");
-        let zone = king_zone(king);
-        // Weak: attacked, defended at most once and only by our queen or king.
-        let weak = theirs.all
-            & !ours.twice
-            & (!ours.all | ours.by[Role::Queen as usize - 1] | ours.by[Role::King as usize - 1]);
-        // Safe check squares: not occupied by them, undefended (or weak and attacked twice).
-        let safe = !board.by_color(them).0 & (!ours.all | (weak & theirs.twice));
-        let occ = board.occupied();
-        let diagonal = bishop_attacks(king, occ).0;
-        let straight = rook_attacks(king, occ).0;
-        let checks = [
-            knight_attacks(king).0,
-            diagonal,
-            straight,
-            diagonal | straight,
-        ];
-        let mut danger = theirs.zone_attackers * theirs.zone_weight
-            + k.zone_attack * theirs.zone_hits
-            + k.weak_square * (weak & zone).count_ones() as i32
-            + k.base;
-        let own_pawns = (board.pawns() & board.by_color(us)).0;
-        danger += k.friendly_pawn * (own_pawns & zone & !weak).count_ones() as i32;
-        if enemy_queens == 0 {
-            danger += k.no_queen;
-        }
-        for (i, squares) in checks.into_iter().enumerate() {
-            let n = (squares & safe & theirs.by[i + 1]).count_ones() as i32;
-            danger += k.check[i] * n;
-        }
-        if danger <= 0 {
-            return S::default();
-        }
-        let s = S::new(-danger * danger / k.quadratic_div, -danger / k.linear_div);
-        t.offset(Section::KingSafety, us, s);
-        s
-    }
-
     /// Drawish endgames: opposite-coloured bishops, a stronger side without pawns
     /// that is less than a rook ahead, and dead draws. Inlined: most positions
     /// leave after two tests, cheaper than the call.
@@ -696,50 +433,6 @@ impl Evaluator {
         }
         scale
     }
-}
-
-/// White's and Black's pawns after `m` in `pos` when the move changes them (a pawn
-/// moves or is taken), else `None`.
-#[inline(always)]
-fn changed_pawns(pos: &Position, m: &shakmaty::Move) -> Option<(u64, u64)> {
-    // The moving piece, its squares, what it takes and where that stood.
-    let (role, from, to, capture, taken) = match *m {
-        shakmaty::Move::Normal {
-            role,
-            from,
-            to,
-            capture,
-            ..
-        } => (role, from, to, capture, to),
-        shakmaty::Move::EnPassant { from, to } => (
-            Role::Pawn,
-            from,
-            to,
-            Some(Role::Pawn),
-            en_passant_victim(from, to),
-        ),
-        _ => return None,
-    };
-    if role != Role::Pawn && capture != Some(Role::Pawn) {
-        return None;
-    }
-    let board = pos.board().board();
-    let us = pos.turn();
-    let mut own = (board.pawns() & board.by_color(us)).0;
-    let mut theirs = (board.pawns() & board.by_color(!us)).0;
-    if role == Role::Pawn {
-        own ^= 1 << from as u32;
-        if m.promotion().is_none() {
-            own |= 1 << to as u32;
-        }
-    }
-    if capture == Some(Role::Pawn) {
-        theirs &= !(1 << taken as u32);
-    }
-    Some(match us {
-        Color::White => (own, theirs),
-        Color::Black => (theirs, own),
-    })
 }
 
 // Attack maps
@@ -795,48 +488,6 @@ fn king_zone(king: Square) -> u64 {
     king_attacks(king).0 | (1u64 << king as u32)
 }
 
-/// The king-danger parameters, read once per `refresh`.
-#[derive(Clone, Copy, Debug)]
-struct KingDanger {
-    /// Per attacker: knight, bishop, rook, queen.
-    weight: [i32; 4],
-    zone_attack: i32,
-    weak_square: i32,
-    friendly_pawn: i32,
-    no_queen: i32,
-    /// Per safe check square: knight, bishop, rook, queen.
-    check: [i32; 4],
-    base: i32,
-    quadratic_div: i32,
-    linear_div: i32,
-}
-
-impl KingDanger {
-    fn new(p: &Params) -> KingDanger {
-        KingDanger {
-            weight: [
-                p.king_danger_weight_knight(),
-                p.king_danger_weight_bishop(),
-                p.king_danger_weight_rook(),
-                p.king_danger_weight_queen(),
-            ],
-            zone_attack: p.king_danger_zone_attack(),
-            weak_square: p.king_danger_weak_square(),
-            friendly_pawn: p.king_danger_friendly_pawn(),
-            no_queen: p.king_danger_no_queen(),
-            check: [
-                p.king_danger_check_knight(),
-                p.king_danger_check_bishop(),
-                p.king_danger_check_rook(),
-                p.king_danger_check_queen(),
-            ],
-            base: p.king_danger_base(),
-            quadratic_div: p.king_danger_quadratic_div().max(1),
-            linear_div: p.king_danger_linear_div().max(1),
-        }
-    }
-}
-
 /// The square as seen from `color`'s side (Black's pieces read the tables mirrored).
 #[inline(always)]
 fn relative_square(color: Color, sq: Square) -> usize {
@@ -846,120 +497,11 @@ fn relative_square(color: Color, sq: Square) -> usize {
     }
 }
 
+/// `s` of `color` as White's score.
 #[inline(always)]
 fn signed(color: Color, s: S) -> S {
     match color {
         Color::White => s,
         Color::Black => -s,
-    }
-}
-
-impl std::fmt::Display for EvalTrace {
-    /// A table of the terms (White, Black, total; mg and eg), the phase and the final score.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(
-            f,
-            "{:<20} {:>13} {:>13} {:>13}",
-            "term", "white mg/eg", "black mg/eg", "total mg/eg"
-        )?;
-        for (name, wm, we, bm, be) in &self.terms {
-            writeln!(
-                f,
-                "{name:<20} {wm:>6} {we:>6} {bm:>6} {be:>6} {:>6} {:>6}",
-                wm - bm,
-                we - be
-            )?;
-        }
-        writeln!(f, "phase {} (24 = opening, 0 = bare kings)", self.phase)?;
-        writeln!(f, "scale {}% (drawish endgames below 100)", self.scale)?;
-        write!(f, "score {} cp (side to move)", self.score)
-    }
-}
-
-#[cfg(test)]
-mod cache_tests {
-    use super::*;
-
-    /// An entry answers only for its own key (slot bits aside), and only scores an
-    /// i16 holds and keys with non-zero upper bits are stored.
-    #[test]
-    fn cache_entries_answer_only_for_their_key() {
-        let key = 0x1234_5678_9ABC_DEF0;
-        let e = CacheEntry::new(key, -321).unwrap();
-        assert_eq!(e.score(key), Some(-321));
-        assert_eq!(e.score(key ^ 1 << 16), None);
-        assert_eq!(e.score(key ^ 1 << 63), None);
-        assert_eq!(
-            CacheEntry::new(key, 32_767).unwrap().score(key),
-            Some(32_767)
-        );
-        assert_eq!(
-            CacheEntry::new(key, -32_768).unwrap().score(key),
-            Some(-32_768)
-        );
-        assert_eq!(CacheEntry::new(key, 40_000), None);
-        assert_eq!(CacheEntry::new(0xFFFF, 5), None);
-        assert_eq!(CacheEntry::default().score(0), None);
-    }
-
-    /// The pawns whose entry the parent prefetches are the child's, for every move
-    /// of every perft node; a move said to leave them alone does.
-    #[test]
-    fn changed_pawns_are_the_pawns_after_the_move() {
-        let pawns = |p: &Position| {
-            let b = p.board().board();
-            ((b.pawns() & b.white()).0, (b.pawns() & b.black()).0)
-        };
-        let (mut changed, mut unchanged) = (0u64, 0u64);
-        crate::perft::walk_suite(&|p, m| p.play(m), &mut |pos| {
-            for m in pos.legal_moves() {
-                let after = pawns(&pos.play(m));
-                match changed_pawns(pos, &m) {
-                    Some(child) => {
-                        assert_eq!(child, after, "{} {m}", pos.fen());
-                        changed += 1;
-                    }
-                    None => {
-                        assert_eq!(pawns(pos), after, "{} {m}", pos.fen());
-                        unchanged += 1;
-                    }
-                }
-            }
-        });
-        assert!(
-            changed > 10_000 && unchanged > 10_000,
-            "{changed} {unchanged}"
-        );
-    }
-
-    /// Cached evaluations equal fresh ones, also after the parameters changed.
-    #[test]
-    fn eval_cache_returns_what_the_evaluation_would() {
-        let mut params = Params::default();
-        let mut cached = Evaluator::new(&params);
-        let mut positions = Vec::new();
-        crate::perft::walk_suite(&|p, m| p.play(m), &mut |p| {
-            if positions.len() < 20_000 {
-                positions.push(p.clone());
-            }
-        });
-        for round in 0..3 {
-            if round == 2 {
-                let knight_mg = f::PARAMS[f::MATERIAL_KNIGHT][f::MG].unwrap();
-                params.set(knight_mg, 400).unwrap();
-                cached.refresh(&params);
-            }
-            let mut fresh = Evaluator::new(&params);
-            for p in &positions {
-                // A new evaluator per position would be slow; clearing its cache is the same.
-                fresh.cache.fill(CacheEntry::default());
-                assert_eq!(
-                    cached.evaluate(p),
-                    fresh.evaluate(p),
-                    "round {round} {}",
-                    p.fen()
-                );
-            }
-        }
     }
 }

@@ -2,6 +2,7 @@
 //! the linear structure used by Texel tuning, and the parameter plumbing.
 
 use super::features as f;
+use super::trace::Counts;
 use super::*;
 use crate::params::{PARAM_SPECS, index_of};
 use shakmaty::Square::{B1, E4};
@@ -815,48 +816,6 @@ fn shipped_eval_json_validates_against_the_schema() {
         let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
         assert!(errors.is_empty(), "{file}: {errors:?}");
     }
-}
-
-/// Cost of the full evaluation against its material + piece-square part alone (what
-/// an incremental update on make would save) and against move generation. Prints
-/// ratios; never asserts on speed. Run with
-/// `cargo test --release -p occam eval_cost -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn eval_cost() {
-    use std::hint::black_box;
-    use std::time::Instant;
-    let positions = random_positions(20_000, 13);
-    let mut e = Evaluator::new(&Params::default());
-    let time = |f: &mut dyn FnMut(&Position) -> i32| {
-        let start = Instant::now();
-        let mut sum = 0i64;
-        for _ in 0..10 {
-            for p in &positions {
-                sum += i64::from(f(p));
-            }
-        }
-        black_box(sum);
-        start.elapsed().as_nanos() as f64 / (10 * positions.len()) as f64
-    };
-    let full = time(&mut |p| e.evaluate(p));
-    let psq = time(&mut |p| {
-        let board = p.board().board();
-        let mut s = S::default();
-        for color in Color::ALL {
-            for role in Role::ALL {
-                for sq in board.by_piece(role.of(color)) {
-                    s += signed(color, e.psq[role as usize - 1][relative_square(color, sq)]);
-                }
-            }
-        }
-        s.mg + s.eg
-    });
-    let movegen = time(&mut |p| p.legal_moves().len() as i32);
-    println!(
-        "ns per call: full eval {full:.0}, material+PST part {psq:.0} ({:.0}% of the eval), legal_moves {movegen:.0}",
-        100.0 * psq / full
-    );
 }
 
 /// The king-shield masks equal their definition: pawns one and two ranks ahead on

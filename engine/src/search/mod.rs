@@ -600,7 +600,7 @@ impl Worker {
     /// may make it unneeded: the parent prefetches the TT bucket only just before
     /// making the move, and a probe right after it waited on memory (~12% of all
     /// time). Evaluating first lets that load complete meanwhile, which is worth far
-    /// more than the evaluations thrown away (issue 15: 1.046× NPS). The stored eval
+    /// more than the evaluations thrown away (1.046× NPS when it was measured). The stored eval
     /// still wins when there is one: barring a key collision or a parameter change
     /// since it was stored it is the same value, and taking it keeps the search
     /// exactly as it was.

@@ -266,7 +266,7 @@ impl Worker {
             // Pruning of late moves, once a move has been searched and we are not mated.
             if !root
                 && best_score > -MATE_BOUND
-                && Self::prunes_late_move(sh, pos, &mut picker, node, &c, moves_searched, alpha)
+                && self.prunes_late_move(sh, pos, &mut picker, node, &c, moves_searched, alpha)
             {
                 continue;
             }
@@ -301,7 +301,7 @@ impl Worker {
                     let child_cut = !pv_node && !cut_node;
                     return -this.negamax(ctx, child, -beta, -alpha, new_depth, ply + 1, child_cut);
                 }
-                let (reduction, reduced) = Self::late_move_reduction(
+                let (reduction, reduced) = this.late_move_reduction(
                     sh,
                     &picker,
                     node,
@@ -317,7 +317,7 @@ impl Worker {
                 let (a, b) = (-alpha - 1, -alpha);
                 let mut score = -this.negamax(ctx, child, a, b, reduced_depth, ply + 1, child_cut);
                 if score > alpha && reduction > 0 {
-                    let research_depth = research_depth(p, score, best_score, new_depth);
+                    let research_depth = this.research_depth(p, score, best_score, new_depth);
                     if research_depth > reduced_depth {
                         score = -this.negamax(ctx, child, a, b, research_depth, ply + 1, !cut_node);
                     }
@@ -570,8 +570,10 @@ impl Worker {
     /// futility pruning until the move count is large (`lmp_check_pct`), and no
     /// move count prunes while a shorter mate than the one in hand is looked for.
     /// May tell the picker to skip the remaining quiets.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn prunes_late_move(
+        &mut self,
         sh: &Shared,
         pos: &Position,
         picker: &mut MovePicker,
@@ -624,6 +626,7 @@ impl Worker {
         // hist_prune_: a quiet the histories together call bad, at low depth
         // (butterfly + counter-move + follow-up, as LMR reads them).
         if lmr_depth <= p.hist_prune_depth() && c.hist < -p.hist_prune_margin() * depth {
+            self.stats.hist_prunes += 1;
             return true;
         }
         // seeprune_: quiets that lose material at low depth (`see_below` plays no
@@ -704,8 +707,10 @@ impl Worker {
     /// null window to `new_depth`, and whether it is a reduced quiet. Late quiets
     /// by the log-log table, adjusted in hundredths of a ply; late losing captures,
     /// the picker's last stage, by lmr_capture_pct of the table (lmr_capture_).
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn late_move_reduction(
+        &mut self,
         sh: &Shared,
         picker: &MovePicker,
         n: Node,
@@ -750,6 +755,7 @@ impl Worker {
             && p.lmr_capture_pct() > 0
             && picker.cut_kind(&c.mv, n.in_check) == CutKind::BadCapture
         {
+            self.stats.lmr_capture_reductions += 1;
             Some(sh.lmr_reduction(depth, move_number) * p.lmr_capture_pct() / 100)
         } else {
             None
@@ -759,6 +765,22 @@ impl Worker {
             (r / 100).clamp(0, (new_depth - 1).max(0))
         });
         (reduction, reduced)
+    }
+
+    /// lmr_deeper_ / lmr_shallower_: the draft of the re-search after a reduced
+    /// search beat alpha, from its margin over the best score so far (Stockfish's
+    /// rule): far above, one ply deeper; barely above, one ply shallower.
+    #[inline(always)]
+    fn research_depth(&mut self, p: &Params, score: i32, best_score: i32, new_depth: i32) -> i32 {
+        if p.lmr_deeper_margin() > 0 && score > best_score + p.lmr_deeper_margin() + 2 * new_depth {
+            self.stats.lmr_deeper += 1;
+            new_depth + 1
+        } else if score < best_score + p.lmr_shallower_margin() {
+            self.stats.lmr_shallower += 1;
+            new_depth - 1
+        } else {
+            new_depth
+        }
     }
 
     /// corr_ and tt_: the end of a searched node. Learns the static eval's error
@@ -824,19 +846,5 @@ fn refined_eval(static_eval: i32, tt: Option<TtHit>, in_check: bool) -> i32 {
             h.score
         }
         _ => static_eval,
-    }
-}
-
-/// lmr_deeper_ / lmr_shallower_: the draft of the re-search after a reduced
-/// search beat alpha, from its margin over the best score so far (Stockfish's
-/// rule): far above, one ply deeper; barely above, one ply shallower.
-#[inline(always)]
-fn research_depth(p: &Params, score: i32, best_score: i32, new_depth: i32) -> i32 {
-    if p.lmr_deeper_margin() > 0 && score > best_score + p.lmr_deeper_margin() + 2 * new_depth {
-        new_depth + 1
-    } else if score < best_score + p.lmr_shallower_margin() {
-        new_depth - 1
-    } else {
-        new_depth
     }
 }

@@ -48,6 +48,14 @@ pub struct SearchStats {
     pub multi_cuts: u64,
     /// iir_: nodes searched at a draft reduced for want of a hash move.
     pub iir_reductions: u64,
+    /// hist_prune_: quiets skipped for their histories.
+    pub hist_prunes: u64,
+    /// lmr_deeper_ / lmr_shallower_: re-searches one ply deeper or shallower than
+    /// the unreduced draft.
+    pub lmr_deeper: u64,
+    pub lmr_shallower: u64,
+    /// lmr_capture_: late losing captures given a share of the quiets' reduction.
+    pub lmr_capture_reductions: u64,
     /// Index 0 is depth 1.
     pub iterations: Vec<IterationStats>,
 }
@@ -210,6 +218,11 @@ impl std::fmt::Display for SearchStats {
             f,
             " singular {} ext {} multicut {} iir {}",
             self.singular_searches, self.singular_extensions, self.multi_cuts, self.iir_reductions
+        )?;
+        write!(
+            f,
+            " histprune {} lmr-deeper {} lmr-shallower {} lmr-badcap {}",
+            self.hist_prunes, self.lmr_deeper, self.lmr_shallower, self.lmr_capture_reductions
         )
     }
 }

@@ -299,7 +299,13 @@ fn stats_count_cutoffs_and_iterations() {
     let g = game(crate::position::START_FEN);
     search_depth(&mut s, &g, 6);
     let st = s.stats().clone();
-    assert!(st.cutoffs > 0 && st.cutoffs_first <= st.cutoffs_first4);
+    // The counts nest, and the move ordering puts the cutting move first at most
+    // cut nodes (88% here) but not at all of them.
+    assert!(
+        st.cutoffs_first < st.cutoffs_first4 && st.cutoffs_first4 <= st.cutoffs,
+        "{st}"
+    );
+    assert!(st.first_move_cutoff_pct() > 70.0, "{st}");
     assert_eq!(st.iterations.len(), 6);
     assert!(st.nodes > 0 && st.qnodes > 0 && st.tt_probes >= st.tt_hits);
     assert!(
@@ -608,8 +614,11 @@ fn iir_at_zero_plies_is_off_and_one_ply_changes_the_search() {
     }
 }
 
-/// lmr_deeper_ / lmr_shallower_ / lmr_capture_ / hist_prune_: each margin or
-/// depth at 0 is off, and turning it on changes the tree of at least one position.
+/// lmr_deeper_ / lmr_shallower_ / lmr_capture_ / hist_prune_ / corr_: each switch
+/// at 0 is off, and turning it on changes the tree of at least one position. Off:
+/// with every switch at 0 no quiet is pruned for its history, no re-search is
+/// deeper or shallower, no losing capture reduced, and the correction tables'
+/// rate and cap change nothing (their weights being 0, nothing is corrected).
 #[test]
 fn search_switches_at_zero_are_off_and_on_change_the_search() {
     let with = |pairs: &[(&str, &str)]| {
@@ -627,20 +636,39 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("corr_pawn_weight", "0"),
         ("corr_pieces_weight", "0"),
     ];
-    let on: [&[(&str, &str)]; 6] = [
-        &[("lmr_deeper_margin", "40")],
-        &[("lmr_shallower_margin", "8")],
-        &[("lmr_capture_pct", "70")],
-        &[("hist_prune_depth", "3")],
-        &[("corr_pawn_weight", "100")],
-        &[("corr_pieces_weight", "100")],
+    let mut corr_moved = base.to_vec();
+    corr_moved.extend_from_slice(&[("corr_rate", "40"), ("corr_max", "16")]);
+    for fen in IIR_FENS {
+        let (nodes, st) = fresh_search(with(&base), fen, 9);
+        let acted = (
+            st.hist_prunes,
+            st.lmr_deeper,
+            st.lmr_shallower,
+            st.lmr_capture_reductions,
+        );
+        assert_eq!(acted, (0, 0, 0, 0), "{fen}");
+        assert_eq!(nodes, fresh_search(with(&corr_moved), fen, 9).0, "{fen}");
+    }
+    // Each switch on, with what counts its action (the correction has no count).
+    type Count = Option<fn(&SearchStats) -> u64>;
+    let on: [(&str, &str, Count); 6] = [
+        ("lmr_deeper_margin", "40", Some(|s| s.lmr_deeper)),
+        ("lmr_shallower_margin", "8", Some(|s| s.lmr_shallower)),
+        ("lmr_capture_pct", "70", Some(|s| s.lmr_capture_reductions)),
+        ("hist_prune_depth", "3", Some(|s| s.hist_prunes)),
+        ("corr_pawn_weight", "100", None),
+        ("corr_pieces_weight", "100", None),
     ];
-    for switch in on {
+    for (name, value, count) in on {
         let mut p = base.to_vec();
-        p.extend_from_slice(switch);
-        let changed = IIR_FENS
-            .iter()
-            .any(|fen| fresh_search(with(&base), fen, 9).0 != fresh_search(with(&p), fen, 9).0);
-        assert!(changed, "{switch:?} changes no search");
+        p.push((name, value));
+        let (mut changed, mut acted) = (false, 0);
+        for fen in IIR_FENS {
+            let (nodes, st) = fresh_search(with(&p), fen, 9);
+            changed |= nodes != fresh_search(with(&base), fen, 9).0;
+            acted += count.map_or(1, |count| count(&st));
+        }
+        assert!(changed, "{name} {value} changes no search");
+        assert!(acted > 0, "{name} {value} never acts");
     }
 }

@@ -1,0 +1,114 @@
+//! King danger (`king_danger_*`).
+//!
+//! The enemy's attack on our king zone (king square and its neighbours) as one
+//! count: attackers times their summed weights, attacked zone squares, weak zone
+//! squares, safe checks by piece type, minus own pawns in the zone and a missing
+//! enemy queen. Scored only when at least two pieces (or one and a queen) attack,
+//! quadratically in the middlegame (a lone attacker is harmless, a combined attack
+//! decisive) and linearly in the endgame. Not linear in its parameters, so Texel
+//! tuning sees it as a constant (`Coefficients::offset`).
+
+use shakmaty::attacks::{bishop_attacks, knight_attacks, rook_attacks};
+use shakmaty::{Board, Color, Role};
+
+use super::features::Section;
+use super::trace::Tracer;
+use super::{AttackMap, king_zone};
+use crate::params::Params;
+use crate::score::S;
+
+/// The king-danger parameters, read once per `refresh`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct KingDanger {
+    /// Per attacker: knight, bishop, rook, queen.
+    pub(super) weight: [i32; 4],
+    zone_attack: i32,
+    weak_square: i32,
+    friendly_pawn: i32,
+    no_queen: i32,
+    /// Per safe check square: knight, bishop, rook, queen.
+    check: [i32; 4],
+    base: i32,
+    quadratic_div: i32,
+    linear_div: i32,
+}
+
+impl KingDanger {
+    pub(super) fn new(p: &Params) -> KingDanger {
+        KingDanger {
+            weight: [
+                p.king_danger_weight_knight(),
+                p.king_danger_weight_bishop(),
+                p.king_danger_weight_rook(),
+                p.king_danger_weight_queen(),
+            ],
+            zone_attack: p.king_danger_zone_attack(),
+            weak_square: p.king_danger_weak_square(),
+            friendly_pawn: p.king_danger_friendly_pawn(),
+            no_queen: p.king_danger_no_queen(),
+            check: [
+                p.king_danger_check_knight(),
+                p.king_danger_check_bishop(),
+                p.king_danger_check_rook(),
+                p.king_danger_check_queen(),
+            ],
+            base: p.king_danger_base(),
+            quadratic_div: p.king_danger_quadratic_div().max(1),
+            linear_div: p.king_danger_linear_div().max(1),
+        }
+    }
+
+    /// Our king-danger penalty (negative), from the attack maps of both sides.
+    #[inline(always)]
+    pub(super) fn evaluate<T: Tracer>(
+        &self,
+        board: &Board,
+        us: Color,
+        maps: &[AttackMap; 2],
+        t: &mut T,
+    ) -> S {
+        let k = self;
+        let them = !us;
+        let (ours, theirs) = (&maps[us as usize], &maps[them as usize]);
+        let enemy_queens = (board.queens() & board.by_color(them)).count() as i32;
+        if theirs.zone_attackers <= 1 - enemy_queens {
+            return S::default();
+        }
+        let king = board.king_of(us).expect("legal positions have kings");
+        let zone = king_zone(king);
+        // Weak: attacked, defended at most once and only by our queen or king.
+        let weak = theirs.all
+            & !ours.twice
+            & (!ours.all | ours.by[Role::Queen as usize - 1] | ours.by[Role::King as usize - 1]);
+        // Safe check squares: not occupied by them, undefended (or weak and attacked twice).
+        let safe = !board.by_color(them).0 & (!ours.all | (weak & theirs.twice));
+        let occ = board.occupied();
+        let diagonal = bishop_attacks(king, occ).0;
+        let straight = rook_attacks(king, occ).0;
+        let checks = [
+            knight_attacks(king).0,
+            diagonal,
+            straight,
+            diagonal | straight,
+        ];
+        let mut danger = theirs.zone_attackers * theirs.zone_weight
+            + k.zone_attack * theirs.zone_hits
+            + k.weak_square * (weak & zone).count_ones() as i32
+            + k.base;
+        let own_pawns = (board.pawns() & board.by_color(us)).0;
+        danger += k.friendly_pawn * (own_pawns & zone & !weak).count_ones() as i32;
+        if enemy_queens == 0 {
+            danger += k.no_queen;
+        }
+        for (i, squares) in checks.into_iter().enumerate() {
+            let n = (squares & safe & theirs.by[i + 1]).count_ones() as i32;
+            danger += k.check[i] * n;
+        }
+        if danger <= 0 {
+            return S::default();
+        }
+        let s = S::new(-danger * danger / k.quadratic_div, -danger / k.linear_div);
+        t.offset(Section::KingSafety, us, s);
+        s
+    }
+}
