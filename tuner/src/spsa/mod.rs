@@ -11,6 +11,7 @@
 //! an external engine, `report` for the final table.
 
 mod report;
+pub mod rules;
 pub mod schedule;
 pub mod server;
 pub mod target;
