@@ -14,6 +14,7 @@ mod params_file;
 mod pgn;
 mod plot;
 mod run_files;
+mod simulate;
 mod spsa;
 #[cfg(test)]
 mod test_util;
@@ -51,6 +52,8 @@ enum Command {
     Datagen(datagen::Args),
     /// Write the parameter values as a Rust module, a C header or OpenBench SPSA lines.
     Export(export::Args),
+    /// Simulate SPSA rule sets on a true Elo landscape: the games each needs to end near the optimum.
+    Simulate(simulate::Args),
     /// Write a tune's final values (OpenBench, fishtest `name,value`) into parameter files.
     Import(import::Args),
 }
@@ -72,6 +75,7 @@ fn main() {
         Command::Datagen(args) => datagen::run(args),
         Command::Export(args) => export::run(args),
         Command::Import(args) => import::run(args),
+        Command::Simulate(args) => simulate::run(args),
     };
     if let Err(e) = result {
         if e.is::<interrupt::Stopped>() {

@@ -19,7 +19,7 @@
 pub mod autoselect;
 mod fishtest;
 mod occam;
-mod openbench;
+pub mod openbench;
 
 pub use fishtest::Fishtest;
 pub use occam::Occam;
