@@ -310,3 +310,91 @@ fn thousands(x: f64) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Autoselect on `n` equal bowls, each worth `worth` Elo and designed for it,
+    /// from a start that loses 2 Elo, on the reference outcome model.
+    fn autoselect(n: usize, worth: f64) -> Experiment {
+        let landscape = Landscape::new(Family::Bowls, n, worth, 0.0);
+        Experiment {
+            start: landscape.start(2.0),
+            landscape,
+            outcome: Outcome::DrawRatio(Outcome::REFERENCE_DRAW_RATIO),
+            tuner: Tuner {
+                rules: RuleSet::Autoselect,
+                c_scale: 1.0,
+                r_end: None,
+                pairs_per: DEFAULT_PAIRS_PER,
+                design_worth: worth,
+            },
+            seed: 1,
+        }
+    }
+
+    fn sweep_options(precision: f64, coarse_seeds: usize, final_seeds: usize) -> Options {
+        Options {
+            target: 0.95,
+            precision,
+            coarse_seeds,
+            final_seeds,
+            resolution: 1.1,
+            min_games: 100,
+            max_games: 100_000_000,
+        }
+    }
+
+    /// The design scales as 1/(worth·precision): with 2 parameters worth 8 Elo and a
+    /// precision of 2 Elo, Autoselect plans 237,991/16 = 14,874 games. Below the plan
+    /// the noise ball is too wide for 95% of seeds, above it narrow enough, and the
+    /// sweep lands near the plan.
+    #[test]
+    fn autoselect_needs_about_the_games_it_plans_at_a_small_scale() {
+        let experiment = autoselect(2, 8.0);
+        let plan = experiment
+            .tuner
+            .planned_games(&experiment.start, &experiment.outcome, 2.0);
+        assert!((plan - 237_991.0 / 16.0).abs() < 1.0, "{plan}");
+        let mut evaluations = Evaluations::new(
+            |games, seeds| experiment.final_losses(games, seeds),
+            sweep_options(2.0, 50, 300),
+        );
+        // Asymptotically 1 − e^(−5.99·f/2) of seeds pass at f times the plan: 83% at
+        // 0.6, 99% at 1.5.
+        let short = evaluations.at((0.6 * plan) as u64 & !1, 300);
+        let long = evaluations.at((1.5 * plan) as u64 & !1, 300);
+        assert!(short.rate() < 0.93, "{short:?}");
+        assert!(long.rate() > 0.96, "{long:?}");
+        let crossing = evaluations.games_needed(plan as u64).expect("reached");
+        assert!((crossing.games / plan - 1.0).abs() < 0.25, "{crossing:?}");
+    }
+
+    /// fishtest's published Autoselect figures, each parameter worth 2 Elo, draw ratio
+    /// 0.61, within 0.5 Elo in 95% of seeds: the sweep finds each within 10%. About
+    /// five minutes on two cores: `cargo test -p tuner --release -- --ignored`.
+    #[test]
+    #[ignore]
+    fn autoselect_reproduces_fishtests_figures() {
+        for (n, published, seeds) in [
+            (1, 152_589.0, 2_000),
+            (2, 237_991.0, 1_000),
+            (4, 376_868.0, 1_000),
+            (6, 500_158.0, 1_000),
+        ] {
+            let experiment = autoselect(n, 2.0);
+            let mut evaluations = Evaluations::new(
+                |games, seeds| experiment.final_losses(games, seeds),
+                sweep_options(0.5, 100, seeds),
+            );
+            let crossing = evaluations.games_needed(published as u64).expect("reached");
+            eprintln!("n = {n}: {crossing:?}");
+            assert!(
+                (crossing.games / published - 1.0).abs() < 0.10,
+                "n = {n}: {} games against {published}",
+                crossing.games
+            );
+        }
+    }
+}

@@ -25,6 +25,8 @@ pub use fishtest::Fishtest;
 pub use occam::Occam;
 pub use openbench::OpenBench;
 
+use super::schedule::{Gains, Hyper};
+
 /// Where a rule's randomness comes from: ±1 flips and uniform numbers in [0, 1).
 pub trait Draws {
     fn flip(&mut self) -> i8;
@@ -37,6 +39,33 @@ impl<R: rand::Rng> Draws for R {
     }
     fn unit(&mut self) -> f64 {
         self.random()
+    }
+}
+
+/// The divisors of the gains at iteration k: c_k = c/k^γ and a_k = a/(A + k)^α for
+/// every parameter, with the powers taken once per iteration rather than once per
+/// parameter (the same arithmetic as [`Gains::c_k`] and [`Gains::a_k`]).
+#[derive(Clone, Copy, Debug)]
+struct Decay {
+    c: f64,
+    a: f64,
+}
+
+impl Decay {
+    fn at(k: u64, hyper: &Hyper) -> Decay {
+        let k = k.max(1) as f64;
+        Decay {
+            c: k.powf(hyper.gamma),
+            a: (hyper.big_a + k).powf(hyper.alpha),
+        }
+    }
+
+    fn c_k(&self, gains: &Gains) -> f64 {
+        gains.c / self.c
+    }
+
+    fn a_k(&self, gains: &Gains) -> f64 {
+        gains.a / self.a
     }
 }
 

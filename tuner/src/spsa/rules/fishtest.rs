@@ -8,7 +8,7 @@
 //! result is θ after the last pair.
 
 use super::autoselect::Design;
-use super::{Draws, Pair, Param, Rules};
+use super::{Decay, Draws, Pair, Param, Rules};
 use crate::spsa::schedule::{Gains, Hyper};
 
 pub struct Fishtest {
@@ -66,12 +66,13 @@ impl Rules for Fishtest {
     /// one per parameter for θ− (the worker builds the two command lines in turn).
     fn perturb(&self, k: u64, draws: &mut dyn Draws) -> Pair {
         let flips: Vec<i8> = self.params.iter().map(|_| draws.flip()).collect();
+        let decay = Decay::at(k, &self.hyper);
         let mut side = |sign: f64| -> Vec<i32> {
             self.params
                 .iter()
                 .enumerate()
                 .map(|(i, p)| {
-                    let c_k = self.gains[i].c_k(k, &self.hyper);
+                    let c_k = decay.c_k(&self.gains[i]);
                     let sent = p.clamp(self.theta[i] + sign * c_k * f64::from(flips[i]));
                     (sent + draws.unit()).floor() as i32
                 })
@@ -83,10 +84,11 @@ impl Rules for Fishtest {
     }
 
     fn update(&mut self, k: u64, pair: &Pair, wins_minus_losses: i32) {
+        let decay = Decay::at(k, &self.hyper);
         for (i, p) in self.params.iter().enumerate() {
             let g = &self.gains[i];
             // R_k·c_k = a_k/c_k: the nominal perturbation, not the one played.
-            let step = g.a_k(k, &self.hyper) / g.c_k(k, &self.hyper)
+            let step = decay.a_k(g) / decay.c_k(g)
                 * f64::from(wins_minus_losses)
                 * f64::from(pair.flips[i]);
             self.theta[i] = p.clamp(self.theta[i] + step);

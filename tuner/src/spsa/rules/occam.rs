@@ -7,7 +7,7 @@
 //! realised half-difference h: θ ← clip(θ + a_k/h·(W − L)·flip). The result is θ
 //! averaged over the last quarter of the run.
 
-use super::{Draws, Pair, Param, Rules};
+use super::{Decay, Draws, Pair, Param, Rules};
 use crate::spsa::schedule::{Gains, Hyper, Realised, realise, step};
 
 /// `tuner spsa --average-fraction`'s default.
@@ -64,6 +64,7 @@ impl Rules for Occam {
     /// Draws u first, then one flip per parameter (the server's order).
     fn perturb(&self, k: u64, draws: &mut dyn Draws) -> Pair {
         let u = draws.unit();
+        let decay = Decay::at(k, &self.hyper);
         let mut pair = Pair {
             flips: Vec::with_capacity(self.params.len()),
             plus: Vec::with_capacity(self.params.len()),
@@ -71,7 +72,7 @@ impl Rules for Occam {
         };
         for (i, p) in self.params.iter().enumerate() {
             let flip = draws.flip();
-            let c_k = self.gains[i].c_k(k, &self.hyper);
+            let c_k = decay.c_k(&self.gains[i]);
             let r = realise(self.theta[i], c_k, flip, u, p.min, p.max);
             pair.flips.push(flip);
             pair.plus.push(r.plus);
@@ -81,8 +82,9 @@ impl Rules for Occam {
     }
 
     fn update(&mut self, k: u64, pair: &Pair, wins_minus_losses: i32) {
+        let decay = Decay::at(k, &self.hyper);
         for (i, p) in self.params.iter().enumerate() {
-            let a_k = self.gains[i].a_k(k, &self.hyper);
+            let a_k = decay.a_k(&self.gains[i]);
             let realised = Realised {
                 plus: pair.plus[i],
                 minus: pair.minus[i],

@@ -6,7 +6,7 @@
 //! The update sums W − L over the batch: θ ← clip(θ + R_k·c_k·(W − L)·flip) with
 //! R_k = a_k/c_k² and the floored c_k. The run's result is the last θ.
 
-use super::{Draws, Pair, Param, Rules};
+use super::{Decay, Draws, Pair, Param, Rules};
 use crate::spsa::schedule::{Gains, Hyper};
 
 /// OpenBench's default batch.
@@ -42,8 +42,8 @@ impl OpenBench {
         }
     }
 
-    fn c_k(&self, i: usize, k: u64) -> f64 {
-        self.gains[i].c_k(k, &self.hyper).max(MIN_INTEGER_C)
+    fn c_k(&self, i: usize, decay: &Decay) -> f64 {
+        decay.c_k(&self.gains[i]).max(MIN_INTEGER_C)
     }
 }
 
@@ -59,9 +59,10 @@ impl Rules for OpenBench {
     /// Draws every flip first, then one U per parameter.
     fn perturb(&self, k: u64, draws: &mut dyn Draws) -> Pair {
         let flips: Vec<i8> = self.params.iter().map(|_| draws.flip()).collect();
+        let decay = Decay::at(k, &self.hyper);
         let (mut plus, mut minus) = (Vec::new(), Vec::new());
         for (i, p) in self.params.iter().enumerate() {
-            let d = self.c_k(i, k) * f64::from(flips[i]);
+            let d = self.c_k(i, &decay) * f64::from(flips[i]);
             let u = draws.unit();
             let round_and_clip = |v: f64| p.clamp((v + u).floor()) as i32;
             plus.push(round_and_clip(self.theta[i] + d));
@@ -71,9 +72,10 @@ impl Rules for OpenBench {
     }
 
     fn update(&mut self, k: u64, pair: &Pair, wins_minus_losses: i32) {
+        let decay = Decay::at(k, &self.hyper);
         for i in 0..self.params.len() {
-            let c_k = self.c_k(i, k);
-            let r_k = self.gains[i].a_k(k, &self.hyper) / (c_k * c_k);
+            let c_k = self.c_k(i, &decay);
+            let r_k = decay.a_k(&self.gains[i]) / (c_k * c_k);
             let step = r_k * c_k * f64::from(wins_minus_losses) * f64::from(pair.flips[i]);
             self.theta[i] = self.params[i].clamp(self.theta[i] + step);
         }
