@@ -11,6 +11,7 @@ use super::landscape::{Landscape, MAX, MIN};
 use super::outcome::Outcome;
 use crate::spsa::rules::autoselect::Design;
 use crate::spsa::rules::{Fishtest, Occam, OpenBench, Pair, Param, Rules};
+use crate::spsa::schedule::Hyper;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RuleSet {
@@ -22,13 +23,18 @@ pub enum RuleSet {
     Openbench,
     /// `tuner spsa` today.
     Occam,
+    /// A candidate default: `tuner spsa`'s mechanics with Autoselect's constant c and
+    /// --r-scale times its r for the budget, the result averaged over the last
+    /// --average-fraction.
+    Designed,
 }
 
 /// A rule set with its settings.
 #[derive(Clone, Debug)]
 pub struct Tuner {
     pub rules: RuleSet,
-    /// c_end as a multiple of Stockfish's `TUNE` default, range/20.
+    /// c as a multiple of the rule set's default: range/20 (Stockfish's `TUNE`) for
+    /// fishtest, OpenBench and Occam, range/6 for Autoselect and the design.
     pub c_scale: f64,
     /// r_end of every parameter (Stockfish's `TUNE` default, 0.002, when absent).
     pub r_end: Option<f64>,
@@ -36,6 +42,10 @@ pub struct Tuner {
     pub pairs_per: u64,
     /// The worth per parameter that Autoselect's design assumes.
     pub design_worth: f64,
+    /// The design's r as a multiple of Autoselect's.
+    pub r_scale: f64,
+    /// Share of the run, at its end, that the design averages.
+    pub average_fraction: f64,
 }
 
 impl Tuner {
@@ -54,6 +64,7 @@ impl Tuner {
             precision,
             game_variance: outcome.game_variance(),
             worth: vec![self.design_worth; start.len()],
+            c_ratio: self.c_scale / 6.0,
             ..Design::reference(start.len())
         }
     }
@@ -83,6 +94,19 @@ impl Tuner {
             }
             RuleSet::Openbench => Box::new(OpenBench::new(params, pairs, self.pairs_per)),
             RuleSet::Occam => Box::new(Occam::new(params, pairs)),
+            RuleSet::Designed => {
+                let design = self.design(start, games, outcome);
+                let params = params
+                    .into_iter()
+                    .map(|p| Param {
+                        c_end: design.c(&p),
+                        r_end: self.r_scale * design.r(),
+                        ..p
+                    })
+                    .collect();
+                let constant = Hyper::new(pairs, Some(0.0), 0.0, 0.0);
+                Box::new(Occam::with(params, constant, self.average_fraction))
+            }
         }
     }
 
@@ -96,8 +120,12 @@ impl Tuner {
         match self.rules {
             RuleSet::Fishtest => format!("fishtest ({gains})"),
             RuleSet::Autoselect => format!(
-                "autoselect (c = range/6, r for the budget, designed for {} Elo per parameter)",
-                self.design_worth
+                "autoselect (c = range/6 × {}, r for the budget, designed for {} Elo per parameter)",
+                self.c_scale, self.design_worth
+            ),
+            RuleSet::Designed => format!(
+                "designed (c = range/6 × {}, r = {} × Autoselect's for the budget, designed for {} Elo per parameter, average of the last {})",
+                self.c_scale, self.r_scale, self.design_worth, self.average_fraction
             ),
             RuleSet::Openbench => {
                 format!("openbench ({gains}, {} pairs per batch)", self.pairs_per)

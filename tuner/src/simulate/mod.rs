@@ -67,6 +67,13 @@ pub struct Args {
     /// r_end of every parameter [default: 0.002]; a list sweeps each.
     #[arg(long, value_delimiter = ',')]
     pub r_end: Vec<f64>,
+    /// The design's r as a multiple of Autoselect's (--rules designed); a list sweeps
+    /// each.
+    #[arg(long, value_delimiter = ',', default_value = "1")]
+    pub r_scale: Vec<f64>,
+    /// Share of the run, at its end, that --rules designed averages.
+    #[arg(long, default_value_t = 0.25)]
+    pub average_fraction: f64,
     /// Pairs per batch of --rules openbench.
     #[arg(long, default_value_t = DEFAULT_PAIRS_PER, value_parser = clap::value_parser!(u64).range(1..))]
     pub pairs_per: u64,
@@ -141,34 +148,21 @@ fn simulate(args: &Args) -> Result<()> {
         args.precision,
         100.0 * args.target
     );
-    let r_ends: Vec<Option<f64>> = match args.r_end.is_empty() {
-        true => vec![None],
-        false => args.r_end.iter().map(|&r| Some(r)).collect(),
-    };
     let mut needed: Vec<(String, Option<f64>)> = vec![];
-    for &c_scale in &args.c_scale {
-        for &r_end in &r_ends {
-            let tuner = Tuner {
-                rules: args.rules,
-                c_scale,
-                r_end,
-                pairs_per: args.pairs_per,
-                design_worth: args.design_worth,
-            };
-            let experiment = Experiment {
-                landscape: landscape.clone(),
-                outcome: outcome.clone(),
-                tuner,
-                start: start.clone(),
-                seed: args.seed,
-            };
-            println!("\nrules: {}", experiment.tuner.describe());
-            match args.games {
-                Some(games) => evaluate_one(&experiment, games, args),
-                None => {
-                    let crossing = sweep(&experiment, args);
-                    needed.push((experiment.tuner.describe(), crossing.map(|c| c.games)));
-                }
+    for tuner in grid(args) {
+        let experiment = Experiment {
+            landscape: landscape.clone(),
+            outcome: outcome.clone(),
+            tuner,
+            start: start.clone(),
+            seed: args.seed,
+        };
+        println!("\nrules: {}", experiment.tuner.describe());
+        match args.games {
+            Some(games) => evaluate_one(&experiment, games, args),
+            None => {
+                let crossing = sweep(&experiment, args);
+                needed.push((experiment.tuner.describe(), crossing.map(|c| c.games)));
             }
         }
     }
@@ -176,6 +170,32 @@ fn simulate(args: &Args) -> Result<()> {
         report_best(&needed);
     }
     Ok(())
+}
+
+/// Every combination of the listed settings.
+fn grid(args: &Args) -> Vec<Tuner> {
+    let r_ends: Vec<Option<f64>> = if args.r_end.is_empty() {
+        vec![None]
+    } else {
+        args.r_end.iter().map(|&r| Some(r)).collect()
+    };
+    let mut tuners = vec![];
+    for &c_scale in &args.c_scale {
+        for &r_end in &r_ends {
+            for &r_scale in &args.r_scale {
+                tuners.push(Tuner {
+                    rules: args.rules,
+                    c_scale,
+                    r_end,
+                    pairs_per: args.pairs_per,
+                    design_worth: args.design_worth,
+                    r_scale,
+                    average_fraction: args.average_fraction,
+                });
+            }
+        }
+    }
+    tuners
 }
 
 fn describe_outcome(outcome: &Outcome) -> String {
@@ -202,6 +222,7 @@ fn options(args: &Args) -> Options {
         resolution: args.resolution,
         min_games: 100,
         max_games: args.max_games,
+        log: true,
     }
 }
 
@@ -226,10 +247,7 @@ fn sweep(experiment: &Experiment, args: &Args) -> Option<Crossing> {
         plan.round() as u64
     });
     let mut evaluations = Evaluations::new(
-        |games, seeds| {
-            eprintln!("  {games} games, seeds {}..{}", seeds.start, seeds.end);
-            experiment.final_losses(games, seeds)
-        },
+        |games, seeds| experiment.final_losses(games, seeds),
         options(args),
     );
     let crossing = evaluations.games_needed(from);
@@ -329,6 +347,8 @@ mod tests {
                 r_end: None,
                 pairs_per: DEFAULT_PAIRS_PER,
                 design_worth: worth,
+                r_scale: 1.0,
+                average_fraction: 0.25,
             },
             seed: 1,
         }
@@ -343,6 +363,7 @@ mod tests {
             resolution: 1.1,
             min_games: 100,
             max_games: 100_000_000,
+            log: false,
         }
     }
 

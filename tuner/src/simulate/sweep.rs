@@ -4,8 +4,9 @@
 //! The sweep brackets the budget by doubling or halving with a few seeds, narrows the
 //! bracket by bisection (in the logarithm of the budget) with more, and confirms both
 //! ends with the full number of seeds: the lower end fails and the upper end passes. The
-//! figure is where a logistic curve through the points near the bracket crosses the
-//! target (interpolated between the two ends when the points do not allow a fit).
+//! figure is where a logistic curve through the points near the bracket (within a
+//! factor 1.5) crosses the target: it may lie a little outside the bracket when one end
+//! was unlucky. Without a fit it is interpolated between the two ends.
 //!
 //! Seed number i plays the same random stream at every budget, so neighbouring budgets
 //! differ by the budget more than by chance.
@@ -27,6 +28,8 @@ pub struct Options {
     pub resolution: f64,
     pub min_games: u64,
     pub max_games: u64,
+    /// Print every evaluated point to stderr as the sweep goes.
+    pub log: bool,
 }
 
 /// The final losses of one budget's seeds.
@@ -91,10 +94,20 @@ impl<F: FnMut(u64, Range<usize>) -> Vec<f64>> Evaluations<F> {
     /// The point at `games` with at least `seeds` seeds.
     pub fn at(&mut self, games: u64, seeds: usize) -> Point {
         let losses = self.losses.entry(games).or_default();
-        if losses.len() < seeds {
+        let extended = losses.len() < seeds;
+        if extended {
             losses.extend((self.play)(games, losses.len()..seeds));
         }
-        Point::new(games, losses, &self.options)
+        let point = Point::new(games, losses, &self.options);
+        if extended && self.options.log {
+            eprintln!(
+                "  {games} games: {:.1}% of {} seeds within {} Elo",
+                100.0 * point.rate(),
+                point.seeds,
+                self.options.precision
+            );
+        }
+        point
     }
 
     fn passes(&mut self, games: u64, seeds: usize) -> bool {
@@ -137,13 +150,16 @@ impl<F: FnMut(u64, Range<usize>) -> Vec<f64>> Evaluations<F> {
             }
         }
         let (below, above) = (self.at(lo, o.final_seeds), self.at(hi, o.final_seeds));
+        // The fit pools the points near the bracket, so that one unlucky end does not
+        // decide the figure; it is trusted within the span of those points.
+        let (from, to) = (lo as f64 / 1.5, hi as f64 * 1.5);
         let near: Vec<Point> = self
             .points()
             .into_iter()
-            .filter(|p| p.games as f64 >= lo as f64 / 1.5 && p.games as f64 <= hi as f64 * 1.5)
+            .filter(|p| (from..=to).contains(&(p.games as f64)))
             .collect();
         let (games, interval) = match logistic_crossing(&near, o.target) {
-            Some((x, se)) if (lo as f64..=hi as f64).contains(&x.exp()) => (
+            Some((x, se)) if (from..=to).contains(&x.exp()) => (
                 x.exp(),
                 Some(((x - 1.96 * se).exp(), (x + 1.96 * se).exp())),
             ),
@@ -276,6 +292,7 @@ mod tests {
             resolution: 1.1,
             min_games: 100,
             max_games: 10_000_000,
+            log: false,
         }
     }
 
