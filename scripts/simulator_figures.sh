@@ -23,7 +23,7 @@ if [ -z "${TUNER:-}" ]; then
     TUNER=$ROOT/target/release/tuner
 fi
 
-GRID="--c-scale 0.5,1,2 --r-end 0.0005,0.001,0.002,0.004 --max-games 20000000"
+GRID="--c-scale 2,1 --r-end 0.001,0.002,0.0005,0.004 --max-games 8000000"
 
 # name, then the arguments of `tuner simulate`.
 figures() {
@@ -36,15 +36,6 @@ fishtest-grid-bowls-n4 --rules fishtest --params 4 $GRID
 occam-grid-bowls-n4 --rules occam --params 4 $GRID
 designed-bowls-n4 --rules designed --params 4 --r-scale 1,2 --average-fraction 0.5
 autoselect-unequal-n4 --rules autoselect --params 4 --landscape unequal
-autoselect-quartic-n4 --rules autoselect --params 4 --landscape quartic
-autoselect-asymmetric-n4 --rules autoselect --params 4 --landscape asymmetric
-autoselect-correlated-n4 --rules autoselect --params 4 --landscape correlated
-fishtest-grid-unequal-n4 --rules fishtest --params 4 --landscape unequal $GRID
-fishtest-grid-quartic-n4 --rules fishtest --params 4 --landscape quartic $GRID
-fishtest-grid-asymmetric-n4 --rules fishtest --params 4 --landscape asymmetric $GRID
-fishtest-grid-correlated-n4 --rules fishtest --params 4 --landscape correlated $GRID
-autoselect-bowls-n16 --rules autoselect --params 16
-fishtest-grid-bowls-n16 --rules fishtest --params 16 $GRID
 EOF
 }
 

@@ -69,7 +69,7 @@ impl Landscape {
 
     /// The direction of the start from the optimum for parameter j.
     fn side(j: usize) -> f64 {
-        if j % 2 == 0 { 1.0 } else { -1.0 }
+        if j.is_multiple_of(2) { 1.0 } else { -1.0 }
     }
 
     /// Elo lost at the values `value(j)`.
@@ -172,8 +172,9 @@ mod tests {
     #[test]
     fn unequal_worths_spread_log_uniformly() {
         let l = Landscape::new(Family::Unequal, 4, 2.0, 0.0);
-        // 0.5 · 16^((j + ½)/4): 0.7071, 1.4142, 2.8284, 5.6569.
-        let expected = [0.707107, 1.414214, 2.828427, 5.656854];
+        // 0.5 · 16^((j + ½)/4) = 2^(j − ½): 1/√2, √2, 2√2, 4√2.
+        let root2 = std::f64::consts::SQRT_2;
+        let expected = [root2 / 2.0, root2, 2.0 * root2, 4.0 * root2];
         for (w, e) in l.worth.iter().zip(expected) {
             assert!((w - e).abs() < 1e-6, "{:?}", l.worth);
         }
