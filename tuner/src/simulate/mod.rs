@@ -230,9 +230,8 @@ fn options(args: &Args) -> Options {
 fn evaluate_one(experiment: &Experiment, games: u64, args: &Args) {
     let clock = Instant::now();
     let losses = experiment.final_losses(games, 0..args.seeds as usize);
-    let mut evaluations = Evaluations::new(|_, _| losses.clone(), options(args));
     print_header(args);
-    print_point(&evaluations.at(games, args.seeds as usize));
+    print_point(&Point::new(games, &losses, &options(args)));
     println!("({:.0} s)", clock.elapsed().as_secs_f64());
 }
 

@@ -44,7 +44,8 @@ pub struct Point {
 }
 
 impl Point {
-    fn new(games: u64, losses: &[f64], options: &Options) -> Point {
+    /// The point of one budget's final `losses`.
+    pub fn new(games: u64, losses: &[f64], options: &Options) -> Point {
         let mut sorted = losses.to_vec();
         sorted.sort_by(f64::total_cmp);
         let at = ((options.target * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
@@ -131,9 +132,10 @@ impl<F: FnMut(u64, Range<usize>) -> Vec<f64>> Evaluations<F> {
             if mid == lo || mid == hi {
                 break;
             }
-            match self.passes(mid, 2 * o.coarse_seeds) {
-                true => hi = mid,
-                false => lo = mid,
+            if self.passes(mid, 2 * o.coarse_seeds) {
+                hi = mid;
+            } else {
+                lo = mid;
             }
         }
         // Both ends with every seed: move the bracket until they disagree as they should.

@@ -112,7 +112,7 @@ pub struct Pair {
 }
 
 /// A rule set: how θ± are drawn, how a result moves θ, and what the run returns.
-pub trait Rules: Send {
+pub trait Rules {
     /// Iterations the run is planned for.
     fn iterations(&self) -> u64;
 
