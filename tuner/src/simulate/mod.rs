@@ -393,8 +393,8 @@ mod tests {
 
     /// fishtest's published Autoselect figures, each parameter worth 2 Elo, draw ratio
     /// 0.61, within 0.5 Elo in 95% of seeds: the sweep finds each within 10%, with the
-    /// settings of docs/SIMULATOR.md (so it prints that page's figures). About 15 minutes
-    /// on two cores: `cargo test -p tuner --release -- --ignored autoselect_reproduces`.
+    /// settings of docs/SIMULATOR.md (so it prints that page's figures). About 9 minutes
+    /// on two cores: `cargo test -p tuner -- --ignored autoselect_reproduces`.
     #[test]
     #[ignore]
     fn autoselect_reproduces_fishtests_figures() {
