@@ -36,6 +36,11 @@ fishtest-grid-bowls-n4 --rules fishtest --params 4 $GRID
 occam-grid-bowls-n4 --rules occam --params 4 $GRID
 designed-bowls-n4 --rules designed --params 4 --r-scale 1,2 --average-fraction 0.5
 autoselect-unequal-n4 --rules autoselect --params 4 --landscape unequal
+autoselect-quartic-n4 --rules autoselect --params 4 --landscape quartic --max-games 8000000
+autoselect-asymmetric-n4 --rules autoselect --params 4 --landscape asymmetric --max-games 8000000
+autoselect-correlated-n4 --rules autoselect --params 4 --landscape correlated --max-games 8000000
+fishtest-quartic-n4 --rules fishtest --params 4 --landscape quartic --c-scale 2 --r-end 0.002 --max-games 8000000
+fishtest-asymmetric-n4 --rules fishtest --params 4 --landscape asymmetric --c-scale 2 --r-end 0.002 --max-games 8000000
 EOF
 }
 
