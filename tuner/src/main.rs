@@ -9,6 +9,7 @@ mod param_files;
 mod play;
 mod plot;
 mod run_files;
+mod simulate;
 mod spsa;
 #[cfg(test)]
 mod test_util;
@@ -45,6 +46,8 @@ enum Command {
     Datagen(datagen::Args),
     /// Write the parameter values as a Rust module, a C header or OpenBench SPSA lines.
     Export(param_files::export::Args),
+    /// Simulate SPSA rule sets on a true Elo landscape: the games each needs to end near the optimum.
+    Simulate(simulate::Args),
     /// Write a tune's final values (OpenBench, fishtest `name,value`) into parameter files.
     Import(param_files::import::Args),
 }
@@ -66,6 +69,7 @@ fn main() {
         Command::Datagen(args) => datagen::run(args),
         Command::Export(args) => param_files::export::run(args),
         Command::Import(args) => param_files::import::run(args),
+        Command::Simulate(args) => simulate::run(args),
     };
     if let Err(e) = result {
         if e.is::<interrupt::Stopped>() {

@@ -15,6 +15,7 @@ mod binding;
 pub mod journal;
 mod progress;
 mod report;
+pub mod rules;
 pub mod schedule;
 pub mod server;
 pub mod tuned_side;

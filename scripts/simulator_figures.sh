@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The figures of docs/SIMULATOR.md, rerun with `tuner simulate`. Each figure is one
+# command (the FIGURES table below); its table goes to OUT/<name>.txt and its progress
+# to OUT/<name>.log.
+#
+# Environment:
+#   OUT=runs/simulator   where the tables go
+#   PARALLEL=1           figures run at once
+#   THREADS=$(nproc)     threads per figure
+#   ONLY=                a regular expression: only the figures whose name matches
+#   TUNER=               tuner binary [default: target/release/tuner, built first]
+#
+# Quick look (a minute): ONLY='^autoselect-n2$' scripts/simulator_figures.sh
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-runs/simulator}
+PARALLEL=${PARALLEL:-1}
+THREADS=${THREADS:-$(nproc)}
+ONLY=${ONLY:-.}
+if [ -z "${TUNER:-}" ]; then
+    (cd "$ROOT" && cargo build --release -p tuner)
+    TUNER=$ROOT/target/release/tuner
+fi
+
+GRID="--c-scale 2,1 --r-end 0.001,0.002,0.0005,0.004 --max-games 8000000"
+
+# name, then the arguments of `tuner simulate`.
+figures() {
+    cat <<EOF
+autoselect-n1 --rules autoselect --params 1 --coarse-seeds 200 --seeds 4000
+autoselect-n2 --rules autoselect --params 2 --coarse-seeds 100 --seeds 1000
+autoselect-n4 --rules autoselect --params 4 --coarse-seeds 100 --seeds 1000
+autoselect-n6 --rules autoselect --params 6 --coarse-seeds 100 --seeds 1000
+fishtest-grid-bowls-n4 --rules fishtest --params 4 $GRID
+occam-grid-bowls-n4 --rules occam --params 4 $GRID
+designed-bowls-n4 --rules designed --params 4 --r-scale 1,2 --average-fraction 0.5
+autoselect-unequal-n4 --rules autoselect --params 4 --landscape unequal
+autoselect-quartic-n4 --rules autoselect --params 4 --landscape quartic --max-games 8000000
+autoselect-asymmetric-n4 --rules autoselect --params 4 --landscape asymmetric --max-games 8000000
+autoselect-correlated-n4 --rules autoselect --params 4 --landscape correlated --max-games 8000000
+fishtest-quartic-n4 --rules fishtest --params 4 --landscape quartic --c-scale 2 --r-end 0.002 --max-games 8000000
+fishtest-asymmetric-n4 --rules fishtest --params 4 --landscape asymmetric --c-scale 2 --r-end 0.002 --max-games 8000000
+EOF
+}
+
+run_figure() {
+    local name=$1
+    shift
+    "$TUNER" simulate --threads "$THREADS" "$@" >"$OUT/$name.txt" 2>"$OUT/$name.log"
+    echo "$name: $(grep -E '^(games needed|best)' "$OUT/$name.txt" | tail -1)"
+}
+export -f run_figure
+export TUNER THREADS OUT
+
+mkdir -p "$OUT"
+figures | awk -v only="$ONLY" '$1 ~ only' | xargs -P "$PARALLEL" -L 1 bash -c 'run_figure "$@"' _

@@ -1,0 +1,179 @@
+//! One simulated tune: a rule set plays game pairs on a landscape until its planned
+//! budget is spent, and the Elo its result loses against the optimum is measured.
+
+use std::ops::Range;
+
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use rayon::prelude::*;
+
+use super::landscape::{Landscape, MAX, MIN};
+use super::outcome::Outcome;
+use crate::spsa::rules::autoselect::Design;
+use crate::spsa::rules::{Fishtest, Occam, OpenBench, Pair, Param, Rules};
+use crate::spsa::schedule::Hyper;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleSet {
+    /// fishtest: decaying gains, c_end and r_end per parameter, the last θ.
+    Fishtest,
+    /// fishtest's Autoselect: constant c = range/6 and the r that the budget buys.
+    Autoselect,
+    /// OpenBench: fishtest's gains in batches of --pairs-per pairs.
+    Openbench,
+    /// `tuner spsa` today.
+    Occam,
+    /// A candidate default: `tuner spsa`'s mechanics with Autoselect's constant c and
+    /// --r-scale times its r for the budget, the result averaged over the last
+    /// --average-fraction.
+    Designed,
+}
+
+/// A rule set with its settings.
+#[derive(Clone, Debug)]
+pub struct Tuner {
+    pub rules: RuleSet,
+    /// c as a multiple of the rule set's default: range/20 (Stockfish's `TUNE`) for
+    /// fishtest, OpenBench and Occam, range/6 for Autoselect and the design.
+    pub c_scale: f64,
+    /// r_end of every parameter (Stockfish's `TUNE` default, 0.002, when absent).
+    pub r_end: Option<f64>,
+    /// OpenBench's batch.
+    pub pairs_per: u64,
+    /// The worth per parameter that Autoselect's design assumes.
+    pub design_worth: f64,
+    /// The design's r as a multiple of Autoselect's.
+    pub r_scale: f64,
+    /// Share of the run, at its end, that the design averages.
+    pub average_fraction: f64,
+}
+
+impl Tuner {
+    /// The parameters as the rule set is given them.
+    fn params(&self, start: &[f64]) -> Vec<Param> {
+        let c_end = self.c_scale * f64::from(MAX - MIN) / 20.0;
+        start
+            .iter()
+            .map(|&s| Param::new(s, MIN, MAX, Some(c_end), self.r_end))
+            .collect()
+    }
+
+    /// Autoselect's design for these parameters and `precision`.
+    fn design_for(&self, start: &[f64], outcome: &Outcome, precision: f64) -> Design {
+        Design {
+            precision,
+            game_variance: outcome.game_variance(),
+            worth: vec![self.design_worth; start.len()],
+            c_ratio: self.c_scale / 6.0,
+            ..Design::reference(start.len())
+        }
+    }
+
+    /// The games Autoselect plans for `precision`.
+    pub fn planned_games(&self, start: &[f64], outcome: &Outcome, precision: f64) -> f64 {
+        self.design_for(start, outcome, precision)
+            .games(&self.params(start))
+    }
+
+    /// Autoselect's design at a budget: the precision that `games` buys.
+    pub fn design(&self, start: &[f64], games: u64, outcome: &Outcome) -> Design {
+        let params = self.params(start);
+        self.design_for(start, outcome, 0.5)
+            .for_games(&params, games as f64)
+    }
+
+    /// The rule set, ready to play `games` games from `start`.
+    pub fn build(&self, start: &[f64], games: u64, outcome: &Outcome) -> Box<dyn Rules> {
+        let pairs = (games / 2).max(1);
+        let params = self.params(start);
+        match self.rules {
+            RuleSet::Fishtest => Box::new(Fishtest::new(params, pairs)),
+            RuleSet::Autoselect => {
+                let design = self.design(start, games, outcome);
+                Box::new(Fishtest::autoselect(params, pairs, &design))
+            }
+            RuleSet::Openbench => Box::new(OpenBench::new(params, pairs, self.pairs_per)),
+            RuleSet::Occam => Box::new(Occam::new(params, pairs)),
+            RuleSet::Designed => {
+                let design = self.design(start, games, outcome);
+                let params = params
+                    .into_iter()
+                    .map(|p| Param {
+                        c_end: design.c(&p),
+                        r_end: self.r_scale * design.r(),
+                        ..p
+                    })
+                    .collect();
+                let constant = Hyper::new(pairs, Some(0.0), 0.0, 0.0);
+                Box::new(Occam::with(params, constant, self.average_fraction))
+            }
+        }
+    }
+
+    /// One line for reports.
+    pub fn describe(&self) -> String {
+        let gains = format!(
+            "c_end = range/20 × {}, r_end {}",
+            self.c_scale,
+            self.r_end.unwrap_or(Param::DEFAULT_R_END)
+        );
+        match self.rules {
+            RuleSet::Fishtest => format!("fishtest ({gains})"),
+            RuleSet::Autoselect => format!(
+                "autoselect (c = range/6 × {}, r for the budget, designed for {} Elo per parameter)",
+                self.c_scale, self.design_worth
+            ),
+            RuleSet::Designed => format!(
+                "designed (c = range/6 × {}, r = {} × Autoselect's for the budget, designed for {} Elo per parameter, average of the last {})",
+                self.c_scale, self.r_scale, self.design_worth, self.average_fraction
+            ),
+            RuleSet::Openbench => {
+                format!("openbench ({gains}, {} pairs per batch)", self.pairs_per)
+            }
+            RuleSet::Occam => format!("occam ({gains})"),
+        }
+    }
+}
+
+/// Everything that defines a simulated tune except its budget and seed.
+#[derive(Clone, Debug)]
+pub struct Experiment {
+    pub landscape: Landscape,
+    pub outcome: Outcome,
+    pub tuner: Tuner,
+    pub start: Vec<f64>,
+    pub seed: u64,
+}
+
+impl Experiment {
+    /// Elo lost by the result of one tune of `games` games with seed number `seed`:
+    /// the result is rounded to integers, as the engine would play it.
+    pub fn final_loss(&self, games: u64, seed: usize) -> f64 {
+        // The rule's draws and the games' luck come from separate streams: their seeds
+        // differ in the lowest bit, the seed number sits above it.
+        let stream = self.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((seed as u64) << 1);
+        let mut draws = SmallRng::seed_from_u64(stream);
+        let mut luck = SmallRng::seed_from_u64(stream ^ 1);
+        let mut rules = self.tuner.build(&self.start, games, &self.outcome);
+        let pairs_per = rules.pairs_per_iteration();
+        let mut play = |pair: &Pair| -> i32 {
+            let elo = self.landscape.elo_difference(&pair.plus, &pair.minus);
+            (0..pairs_per)
+                .map(|_| i32::from(self.outcome.pair_half_points(elo, &mut luck)) - 2)
+                .sum()
+        };
+        for k in 1..=rules.iterations() {
+            rules.step(k, &mut draws, &mut play);
+        }
+        let played: Vec<f64> = rules.result().iter().map(|v| v.round()).collect();
+        self.landscape.loss(&played)
+    }
+
+    /// [`Experiment::final_loss`] for each seed number in `seeds`, in parallel.
+    pub fn final_losses(&self, games: u64, seeds: Range<usize>) -> Vec<f64> {
+        seeds
+            .into_par_iter()
+            .map(|seed| self.final_loss(games, seed))
+            .collect()
+    }
+}

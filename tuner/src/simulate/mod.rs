@@ -1,0 +1,426 @@
+//! `tuner simulate`: SPSA rule sets on a true Elo landscape, with game pairs drawn from
+//! a pentanomial model, and the games each needs to end near the optimum.
+//!
+//! `landscape` holds the true Elo of parameter values, `outcome` how a pair between
+//! two values ends, `experiment` one simulated tune of a rule set
+//! (`spsa::rules`), `sweep` the search for the games needed. docs/SIMULATOR.md shows
+//! how each published figure is rerun.
+
+mod experiment;
+mod landscape;
+mod outcome;
+mod sweep;
+
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+use crate::spsa::rules::openbench::DEFAULT_PAIRS_PER;
+use experiment::{Experiment, RuleSet, Tuner};
+use landscape::{Family, Landscape};
+use outcome::Outcome;
+use sweep::{Crossing, Evaluations, Options, Point};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The rule set to simulate.
+    #[arg(long, value_enum, default_value_t = RuleSet::Fishtest)]
+    pub rules: RuleSet,
+    /// The shape of the true Elo landscape.
+    #[arg(long, value_enum, default_value_t = Family::Bowls)]
+    pub landscape: Family,
+    /// Number of tuned parameters.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub params: u64,
+    /// Elo each parameter loses at the edge of its range, the others at their optimum
+    /// (`unequal` spreads 0.5..8 Elo instead).
+    #[arg(long, default_value_t = 2.0)]
+    pub worth: f64,
+    /// Correlation of the parameter pairs of the `correlated` landscape.
+    #[arg(long, default_value_t = 0.8, allow_negative_numbers = true)]
+    pub correlation: f64,
+    /// Elo the starting values lose against the optimum.
+    #[arg(long, default_value_t = 2.0)]
+    pub start_loss: f64,
+    /// A tune succeeds when its result loses at most this many Elo.
+    #[arg(long, default_value_t = 0.5)]
+    pub precision: f64,
+    /// Share of seeds that must succeed at the games needed.
+    #[arg(long, default_value_t = 0.95)]
+    pub target: f64,
+    /// Draw ratio of the reference outcome model (independent games).
+    #[arg(long, default_value_t = Outcome::REFERENCE_DRAW_RATIO)]
+    pub draw_ratio: f64,
+    /// Measured pair outcomes at equal strength instead of --draw-ratio: counts or
+    /// frequencies of LL, LD, DD+WL, WD, WW (e.g. an SPSA journal's penta counts).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        num_args = 5,
+        value_name = "LL,LD,DD,WD,WW"
+    )]
+    pub penta: Option<Vec<f64>>,
+    /// c_end as a multiple of range/20 (Stockfish's TUNE default); a comma-separated
+    /// list sweeps each and reports the best.
+    #[arg(long, value_delimiter = ',', default_value = "1")]
+    pub c_scale: Vec<f64>,
+    /// r_end of every parameter [default: 0.002]; a list sweeps each.
+    #[arg(long, value_delimiter = ',')]
+    pub r_end: Vec<f64>,
+    /// The design's r as a multiple of Autoselect's (--rules designed); a list sweeps
+    /// each.
+    #[arg(long, value_delimiter = ',', default_value = "1")]
+    pub r_scale: Vec<f64>,
+    /// Share of the run, at its end, that --rules designed averages.
+    #[arg(long, default_value_t = 0.25)]
+    pub average_fraction: f64,
+    /// Pairs per batch of --rules openbench.
+    #[arg(long, default_value_t = DEFAULT_PAIRS_PER, value_parser = clap::value_parser!(u64).range(1..))]
+    pub pairs_per: u64,
+    /// Elo per parameter that --rules autoselect's design assumes.
+    #[arg(long, default_value_t = 2.0)]
+    pub design_worth: f64,
+    /// Evaluate this budget (games) only, instead of sweeping for the games needed.
+    #[arg(long)]
+    pub games: Option<u64>,
+    /// Budget the sweep starts from [default: Autoselect's plan for the precision].
+    #[arg(long)]
+    pub from_games: Option<u64>,
+    /// Seeds per budget while the sweep brackets the crossing (twice as many while it
+    /// narrows it).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..))]
+    pub coarse_seeds: u64,
+    /// Seeds at each end of the final bracket, or at --games.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
+    pub seeds: u64,
+    /// Ratio of the final bracket's ends.
+    #[arg(long, default_value_t = 1.1)]
+    pub resolution: f64,
+    /// The largest budget a sweep tries.
+    #[arg(long, default_value_t = 100_000_000)]
+    pub max_games: u64,
+    /// Base of every seed's random stream.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads [default: all cores].
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+/// `tuner simulate`.
+pub fn run(args: Args) -> Result<()> {
+    if !(args.resolution > 1.0 && args.target > 0.0 && args.target < 1.0 && args.precision > 0.0) {
+        bail!("--resolution must exceed 1, --target lie in (0, 1) and --precision be positive");
+    }
+    if !(args.correlation.abs() < 1.0 && args.draw_ratio >= 0.0 && args.draw_ratio < 1.0) {
+        bail!("--correlation must lie in (−1, 1) and --draw-ratio in [0, 1)");
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()
+        .context("cannot start the worker threads")?;
+    pool.install(|| simulate(&args))
+}
+
+fn simulate(args: &Args) -> Result<()> {
+    let landscape = Landscape::new(
+        args.landscape,
+        args.params as usize,
+        args.worth,
+        args.correlation,
+    );
+    let outcome = match &args.penta {
+        Some(counts) => {
+            let counts: [f64; 5] = counts.as_slice().try_into().context("--penta: 5 numbers")?;
+            if counts.iter().any(|&c| c < 0.0) || counts.iter().sum::<f64>() <= 0.0 {
+                bail!("--penta: counts must be non-negative and not all zero");
+            }
+            Outcome::pentanomial(counts)
+        }
+        None => Outcome::DrawRatio(args.draw_ratio),
+    };
+    let start = landscape.start(args.start_loss);
+    println!("landscape: {}", landscape.describe());
+    println!(
+        "start loses {:.3} Elo; outcome: {}; success: within {} Elo in {}% of seeds",
+        landscape.loss(&start),
+        describe_outcome(&outcome),
+        args.precision,
+        100.0 * args.target
+    );
+    let mut needed: Vec<(String, Option<f64>)> = vec![];
+    for tuner in grid(args) {
+        let experiment = Experiment {
+            landscape: landscape.clone(),
+            outcome: outcome.clone(),
+            tuner,
+            start: start.clone(),
+            seed: args.seed,
+        };
+        println!("\nrules: {}", experiment.tuner.describe());
+        match args.games {
+            Some(games) => evaluate_one(&experiment, games, args),
+            None => {
+                let crossing = sweep(&experiment, args);
+                needed.push((experiment.tuner.describe(), crossing.map(|c| c.games)));
+            }
+        }
+    }
+    if needed.len() > 1 {
+        report_best(&needed);
+    }
+    Ok(())
+}
+
+/// Every combination of the listed settings.
+fn grid(args: &Args) -> Vec<Tuner> {
+    let r_ends: Vec<Option<f64>> = if args.r_end.is_empty() {
+        vec![None]
+    } else {
+        args.r_end.iter().map(|&r| Some(r)).collect()
+    };
+    let mut tuners = vec![];
+    for &c_scale in &args.c_scale {
+        for &r_end in &r_ends {
+            for &r_scale in &args.r_scale {
+                tuners.push(Tuner {
+                    rules: args.rules,
+                    c_scale,
+                    r_end,
+                    pairs_per: args.pairs_per,
+                    design_worth: args.design_worth,
+                    r_scale,
+                    average_fraction: args.average_fraction,
+                });
+            }
+        }
+    }
+    tuners
+}
+
+fn describe_outcome(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::DrawRatio(d) => format!("independent games, draw ratio {d}"),
+        Outcome::Pentanomial(p) => format!(
+            "pentanomial at equal strength {:.4}/{:.4}/{:.4}/{:.4}/{:.4} (variance {:.4} per game)",
+            p[0],
+            p[1],
+            p[2],
+            p[3],
+            p[4],
+            outcome.game_variance()
+        ),
+    }
+}
+
+fn options(args: &Args) -> Options {
+    Options {
+        target: args.target,
+        precision: args.precision,
+        coarse_seeds: args.coarse_seeds as usize,
+        final_seeds: args.seeds as usize,
+        resolution: args.resolution,
+        min_games: 100,
+        max_games: args.max_games,
+        log: true,
+    }
+}
+
+/// `--games`: one budget, every seed.
+fn evaluate_one(experiment: &Experiment, games: u64, args: &Args) {
+    let clock = Instant::now();
+    let losses = experiment.final_losses(games, 0..args.seeds as usize);
+    print_header(args);
+    print_point(&Point::new(games, &losses, &options(args)));
+    println!("({:.0} s)", clock.elapsed().as_secs_f64());
+}
+
+/// The sweep for the games needed, with every point it evaluated.
+fn sweep(experiment: &Experiment, args: &Args) -> Option<Crossing> {
+    let clock = Instant::now();
+    let from = args.from_games.unwrap_or_else(|| {
+        let plan =
+            experiment
+                .tuner
+                .planned_games(&experiment.start, &experiment.outcome, args.precision);
+        plan.round() as u64
+    });
+    let mut evaluations = Evaluations::new(
+        |games, seeds| experiment.final_losses(games, seeds),
+        options(args),
+    );
+    let crossing = evaluations.games_needed(from);
+    print_header(args);
+    for point in evaluations.points() {
+        print_point(&point);
+    }
+    match &crossing {
+        Some(c) => {
+            let interval = c.interval.map_or(String::new(), |(lo, hi)| {
+                format!(" (95% interval {}..{})", thousands(lo), thousands(hi))
+            });
+            println!(
+                "games needed: {}{interval}; bracket {} games {:.1}% and {} games {:.1}% of {} seeds",
+                thousands(c.games),
+                thousands(c.below.games as f64),
+                100.0 * c.below.rate(),
+                thousands(c.above.games as f64),
+                100.0 * c.above.rate(),
+                c.below.seeds.min(c.above.seeds)
+            );
+        }
+        None => println!(
+            "games needed: more than {} (not reached)",
+            thousands(args.max_games as f64)
+        ),
+    }
+    println!("({:.0} s)", clock.elapsed().as_secs_f64());
+    crossing
+}
+
+fn print_header(args: &Args) {
+    println!(
+        "{:>12} {:>6} {:>9} {:>10} {:>12}",
+        "games",
+        "seeds",
+        format!("≤{} Elo", args.precision),
+        "mean loss",
+        format!("{}% within", 100.0 * args.target)
+    );
+}
+
+fn print_point(p: &Point) {
+    println!(
+        "{:>12} {:>6} {:>8.1}% {:>10.3} {:>12.3}",
+        thousands(p.games as f64),
+        p.seeds,
+        100.0 * p.rate(),
+        p.mean_loss,
+        p.quantile_loss
+    );
+}
+
+fn report_best(needed: &[(String, Option<f64>)]) {
+    println!("\ngames needed by setting:");
+    for (name, games) in needed {
+        let games = games.map_or("not reached".to_string(), thousands);
+        println!("  {games:>12}  {name}");
+    }
+    if let Some((name, Some(games))) = needed
+        .iter()
+        .filter(|(_, g)| g.is_some())
+        .min_by(|a, b| a.1.unwrap().total_cmp(&b.1.unwrap()))
+    {
+        println!("best: {} games, {name}", thousands(*games));
+    }
+}
+
+/// 1234567.8 → "1,234,568".
+fn thousands(x: f64) -> String {
+    let digits = format!("{:.0}", x.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Autoselect on `n` equal bowls, each worth `worth` Elo and designed for it,
+    /// from a start that loses 2 Elo, on the reference outcome model.
+    fn autoselect(n: usize, worth: f64) -> Experiment {
+        let landscape = Landscape::new(Family::Bowls, n, worth, 0.0);
+        Experiment {
+            start: landscape.start(2.0),
+            landscape,
+            outcome: Outcome::DrawRatio(Outcome::REFERENCE_DRAW_RATIO),
+            tuner: Tuner {
+                rules: RuleSet::Autoselect,
+                c_scale: 1.0,
+                r_end: None,
+                pairs_per: DEFAULT_PAIRS_PER,
+                design_worth: worth,
+                r_scale: 1.0,
+                average_fraction: 0.25,
+            },
+            seed: 1,
+        }
+    }
+
+    fn sweep_options(precision: f64, coarse_seeds: usize, final_seeds: usize) -> Options {
+        Options {
+            target: 0.95,
+            precision,
+            coarse_seeds,
+            final_seeds,
+            resolution: 1.1,
+            min_games: 100,
+            max_games: 100_000_000,
+            log: false,
+        }
+    }
+
+    /// The design scales as 1/(worth·precision): with 2 parameters worth 8 Elo and a
+    /// precision of 2 Elo, Autoselect plans 237,991/16 = 14,874 games. Below the plan
+    /// the noise ball is too wide for 95% of seeds, above it narrow enough, and the
+    /// sweep lands near the plan.
+    #[test]
+    fn autoselect_needs_about_the_games_it_plans_at_a_small_scale() {
+        let experiment = autoselect(2, 8.0);
+        let plan = experiment
+            .tuner
+            .planned_games(&experiment.start, &experiment.outcome, 2.0);
+        assert!((plan - 237_991.0 / 16.0).abs() < 1.0, "{plan}");
+        let mut evaluations = Evaluations::new(
+            |games, seeds| experiment.final_losses(games, seeds),
+            sweep_options(2.0, 50, 300),
+        );
+        // Asymptotically 1 − e^(−5.99·f/2) of seeds pass at f times the plan: 83% at
+        // 0.6, 99% at 1.5.
+        let short = evaluations.at((0.6 * plan) as u64 & !1, 300);
+        let long = evaluations.at((1.5 * plan) as u64 & !1, 300);
+        assert!(short.rate() < 0.93, "{short:?}");
+        assert!(long.rate() > 0.96, "{long:?}");
+        let crossing = evaluations.games_needed(plan as u64).expect("reached");
+        assert!((crossing.games / plan - 1.0).abs() < 0.25, "{crossing:?}");
+    }
+
+    /// fishtest's published Autoselect figures, each parameter worth 2 Elo, draw ratio
+    /// 0.61, within 0.5 Elo in 95% of seeds: the sweep finds each within 10%, with the
+    /// settings of docs/SIMULATOR.md (so it prints that page's figures). About 9 minutes
+    /// on two cores: `cargo test -p tuner -- --ignored autoselect_reproduces`.
+    #[test]
+    #[ignore]
+    fn autoselect_reproduces_fishtests_figures() {
+        for (n, published, coarse_seeds, seeds) in [
+            (1, 152_589.0, 200, 4_000),
+            (2, 237_991.0, 100, 1_000),
+            (4, 376_868.0, 100, 1_000),
+            (6, 500_158.0, 100, 1_000),
+        ] {
+            let experiment = autoselect(n, 2.0);
+            let mut evaluations = Evaluations::new(
+                |games, seeds| experiment.final_losses(games, seeds),
+                sweep_options(0.5, coarse_seeds, seeds),
+            );
+            let plan = experiment
+                .tuner
+                .planned_games(&experiment.start, &experiment.outcome, 0.5);
+            let crossing = evaluations
+                .games_needed(plan.round() as u64)
+                .expect("reached");
+            eprintln!("n = {n}: {crossing:?}");
+            assert!(
+                (crossing.games / published - 1.0).abs() < 0.10,
+                "n = {n}: {} games against {published}",
+                crossing.games
+            );
+        }
+    }
+}

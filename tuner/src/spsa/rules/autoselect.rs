@@ -1,0 +1,208 @@
+//! fishtest's "Autoselect" design (vdbergh, `spsa_simul`): constant c and r chosen so
+//! that SPSA ends within `precision` Elo of the optimum with probability `confidence`,
+//! for a guessed quadratic landscape in which each parameter loses `worth` Elo at half
+//! its range from the optimum.
+//!
+//! With C = 800/ln 10 (Elo per unit of expected W − L per game, at equal strength) and
+//! σ² the variance of one game's W − L at equal strength (1 − draw ratio):
+//!
+//!   c_j = (max_j − min_j)/6,   r = 8·precision / (C·χ²_confidence(n)·σ²),
+//!   λ_j = C·h_j² / (4·r·c_j²·worth_j)  (games to divide parameter j's loss by e²),
+//!   games = 3·max_j λ_j,        h_j = (max_j − min_j)/2.
+//!
+//! With each parameter worth 2 Elo and a draw ratio of 0.61 this gives fishtest's
+//! published figures (n = 1: 152,589 games; n = 4: 376,868).
+
+use std::f64::consts::{LN_10, PI};
+
+use super::Param;
+
+/// C: Elo per unit of expected W − L per game, near equal strength.
+pub const ELO_PER_SCORE: f64 = 800.0 / LN_10;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Design {
+    /// Elo below the optimum to end within.
+    pub precision: f64,
+    /// Probability of ending within `precision`.
+    pub confidence: f64,
+    /// Variance of one game's W − L at equal strength: 1 − draw ratio.
+    pub game_variance: f64,
+    /// c as a fraction of the range.
+    pub c_ratio: f64,
+    /// Planned games in units of the slowest parameter's λ.
+    pub lambda_ratio: f64,
+    /// Guessed Elo lost at half the range from the optimum, per parameter.
+    pub worth: Vec<f64>,
+}
+
+impl Design {
+    /// fishtest's defaults for `n` parameters: 0.5 Elo at 95%, draw ratio 0.61, c a
+    /// sixth of the range, 3 λ, each parameter worth 2 Elo.
+    pub fn reference(n: usize) -> Design {
+        Design {
+            precision: 0.5,
+            confidence: 0.95,
+            game_variance: 1.0 - 0.61,
+            c_ratio: 1.0 / 6.0,
+            lambda_ratio: 3.0,
+            worth: vec![2.0; n],
+        }
+    }
+
+    /// The learning rate a/c², the same for every parameter.
+    pub fn r(&self) -> f64 {
+        let chi2 = chi_squared_quantile(self.confidence, self.worth.len());
+        8.0 * self.precision / (ELO_PER_SCORE * chi2 * self.game_variance)
+    }
+
+    /// The perturbation of `param`.
+    pub fn c(&self, param: &Param) -> f64 {
+        self.c_ratio * f64::from(param.max - param.min)
+    }
+
+    /// The games the design plans for `params` (one per entry of `worth`).
+    pub fn games(&self, params: &[Param]) -> f64 {
+        let r = self.r();
+        let slowest = params
+            .iter()
+            .zip(&self.worth)
+            .map(|(p, worth)| {
+                let (h, c) = (f64::from(p.max - p.min) / 2.0, self.c(p));
+                ELO_PER_SCORE * h * h / (4.0 * r * c * c * worth)
+            })
+            .fold(0.0, f64::max);
+        self.lambda_ratio * slowest
+    }
+
+    /// The design that plans `games` games: the precision that budget buys (games
+    /// scale as 1/r, and r as the precision).
+    pub fn for_games(&self, params: &[Param], games: f64) -> Design {
+        Design {
+            precision: self.precision * self.games(params) / games,
+            ..self.clone()
+        }
+    }
+}
+
+/// The `p`-quantile of the χ² distribution with `dof` degrees of freedom (bisection on
+/// the regularised incomplete gamma function).
+pub fn chi_squared_quantile(p: f64, dof: usize) -> f64 {
+    assert!(dof > 0 && p > 0.0 && p < 1.0);
+    let a = dof as f64 / 2.0;
+    let (mut lo, mut hi) = (0.0, 2.0 * a + 50.0 * (2.0 * a).sqrt() + 50.0);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if lower_gamma_regularised(a, mid / 2.0) < p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// P(a, x) = γ(a, x)/Γ(a) for a half-integer a > 0: a power series below x = a + 1,
+/// a continued fraction for 1 − P above.
+fn lower_gamma_regularised(a: f64, x: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    let prefix = (-x + a * x.ln() - ln_gamma_half_integer(a)).exp();
+    if x < a + 1.0 {
+        let (mut term, mut sum, mut denominator) = (1.0 / a, 1.0 / a, a);
+        while term > sum * 1e-16 {
+            denominator += 1.0;
+            term *= x / denominator;
+            sum += term;
+        }
+        return sum * prefix;
+    }
+    // Modified Lentz evaluation of the continued fraction for Q(a, x).
+    let tiny = 1e-300;
+    let mut b = x + 1.0 - a;
+    let (mut c, mut d) = (1.0 / tiny, 1.0 / b);
+    let mut fraction = d;
+    for i in 1..10_000 {
+        let an = -(i as f64) * (i as f64 - a);
+        b += 2.0;
+        d = an * d + b;
+        d = if d.abs() < tiny { tiny } else { d };
+        c = b + an / c;
+        c = if c.abs() < tiny { tiny } else { c };
+        d = 1.0 / d;
+        let delta = c * d;
+        fraction *= delta;
+        if (delta - 1.0).abs() < 1e-16 {
+            break;
+        }
+    }
+    1.0 - prefix * fraction
+}
+
+/// ln Γ(a) for a = m/2, m ≥ 1: up from Γ(1/2) = √π or Γ(1) = 1 by Γ(x + 1) = x·Γ(x).
+fn ln_gamma_half_integer(a: f64) -> f64 {
+    let twice = (2.0 * a).round();
+    debug_assert!(twice >= 1.0 && (2.0 * a - twice).abs() < 1e-9);
+    let (mut x, mut sum) = if twice as u64 % 2 == 1 {
+        (0.5, 0.5 * PI.ln())
+    } else {
+        (1.0, 0.0)
+    };
+    while x < a - 0.25 {
+        sum += x.ln();
+        x += 1.0;
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chi_squared_quantiles_match_the_tables() {
+        // 95% points: 3.841459 (1), 5.991465 (2), 9.487729 (4), 12.591587 (6),
+        // 18.307038 (10), 98.484383 (77).
+        for (dof, expected) in [
+            (1, 3.841459),
+            (2, 5.991465),
+            (4, 9.487729),
+            (6, 12.591587),
+            (10, 18.307038),
+            (77, 98.484383),
+        ] {
+            let q = chi_squared_quantile(0.95, dof);
+            assert!((q - expected).abs() < 1e-5, "dof {dof}: {q}");
+        }
+        // The median with 2 degrees of freedom is 2·ln 2.
+        assert!((chi_squared_quantile(0.5, 2) - 2.0 * 2f64.ln()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_design_gives_fishtests_published_figures() {
+        let params = |n| vec![Param::new(150.0, 0, 200, None, None); n];
+        // n = 4: r = 8 · 0.5 / (347.4356 · 9.487729 · 0.39) = 0.0031114,
+        // λ = 347.4356 · 100² / (4 · 0.0031114 · 33.333² · 2) = 125,623, games = 3λ.
+        let d = Design::reference(4);
+        assert!((d.r() - 0.0031114).abs() < 1e-7, "{}", d.r());
+        for (n, published) in [
+            (1, 152_589.0),
+            (2, 237_991.0),
+            (4, 376_868.0),
+            (6, 500_158.0),
+        ] {
+            let games = Design::reference(n).games(&params(n));
+            assert!((games - published).abs() < 1.0, "n = {n}: {games}");
+        }
+    }
+
+    #[test]
+    fn a_budget_buys_a_precision() {
+        let params = vec![Param::new(150.0, 0, 200, None, None); 4];
+        let d = Design::reference(4).for_games(&params, 2.0 * 376_868.0);
+        // Twice the games: half the precision (and half the r), same c.
+        assert!((d.precision - 0.25).abs() < 1e-5, "{}", d.precision);
+        assert!((d.games(&params) - 2.0 * 376_868.0).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,214 @@
+//! fishtest's SPSA: the server (`spsa_handler.py`, `spsa_workflow.py`) and the worker
+//! (`games.py`), one game pair per iteration.
+//!
+//! For N planned pairs, A = ⌊0.1·N⌋, and at iteration k the server sends
+//! θ ± c_k·flip, each side clipped to the bounds on its own; the worker rounds each
+//! side with its own draw, ⌊v + U⌋. The update divides by the nominal c_k whatever
+//! the rounding did: θ ← clip(θ + R_k·c_k·(W − L)·flip), R_k = a_k/c_k². The run's
+//! result is θ after the last pair.
+
+use super::autoselect::Design;
+use super::{Decay, Draws, Pair, Param, Rules};
+use crate::spsa::schedule::{Gains, Hyper};
+
+pub struct Fishtest {
+    params: Vec<Param>,
+    hyper: Hyper,
+    gains: Vec<Gains>,
+    theta: Vec<f64>,
+}
+
+impl Fishtest {
+    /// fishtest's defaults for `pairs` planned pairs: A = ⌊0.1·N⌋, α = 0.602,
+    /// γ = 0.101, each parameter with its own `c_end` and `r_end`.
+    pub fn new(params: Vec<Param>, pairs: u64) -> Fishtest {
+        let big_a = (0.1 * pairs as f64).floor();
+        let hyper = Hyper::new(pairs, Some(big_a), Hyper::ALPHA, Hyper::GAMMA);
+        Fishtest::with_hyper(params, hyper)
+    }
+
+    /// fishtest with Autoselect checked: A = α = γ = 0, so that c and r stay constant,
+    /// at the values `design` gives (each parameter's own c, one r for all).
+    pub fn autoselect(params: Vec<Param>, pairs: u64, design: &Design) -> Fishtest {
+        let r = design.r();
+        let params = params
+            .into_iter()
+            .map(|p| Param {
+                c_end: design.c(&p),
+                r_end: r,
+                ..p
+            })
+            .collect();
+        Fishtest::with_hyper(params, Hyper::new(pairs, Some(0.0), 0.0, 0.0))
+    }
+
+    fn with_hyper(params: Vec<Param>, hyper: Hyper) -> Fishtest {
+        let gains = params
+            .iter()
+            .map(|p| Gains::new(p.c_end, p.r_end, &hyper))
+            .collect();
+        let theta = params.iter().map(|p| p.start).collect();
+        Fishtest {
+            params,
+            hyper,
+            gains,
+            theta,
+        }
+    }
+}
+
+impl Rules for Fishtest {
+    fn iterations(&self) -> u64 {
+        self.hyper.pairs
+    }
+
+    /// Draws every flip first (the server), then one U per parameter for θ+ and then
+    /// one per parameter for θ− (the worker builds the two command lines in turn).
+    fn perturb(&self, k: u64, draws: &mut dyn Draws) -> Pair {
+        let flips: Vec<i8> = self.params.iter().map(|_| draws.flip()).collect();
+        let decay = Decay::at(k, &self.hyper);
+        let mut side = |sign: f64| -> Vec<i32> {
+            self.params
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let c_k = decay.c_k(&self.gains[i]);
+                    let sent = p.clamp(self.theta[i] + sign * c_k * f64::from(flips[i]));
+                    (sent + draws.unit()).floor() as i32
+                })
+                .collect()
+        };
+        let plus = side(1.0);
+        let minus = side(-1.0);
+        Pair { flips, plus, minus }
+    }
+
+    fn update(&mut self, k: u64, pair: &Pair, wins_minus_losses: i32) {
+        let decay = Decay::at(k, &self.hyper);
+        for (i, p) in self.params.iter().enumerate() {
+            let g = &self.gains[i];
+            // R_k·c_k = a_k/c_k: the nominal perturbation, not the one played.
+            let step = decay.a_k(g) / decay.c_k(g)
+                * f64::from(wins_minus_losses)
+                * f64::from(pair.flips[i]);
+            self.theta[i] = p.clamp(self.theta[i] + step);
+        }
+    }
+
+    fn theta(&self) -> &[f64] {
+        &self.theta
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::scripted::Script;
+    use super::*;
+
+    fn param(start: f64) -> Param {
+        Param::new(start, 0, 200, Some(10.0), Some(0.002))
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn each_side_is_rounded_with_its_own_draw() {
+        // At k = N the perturbation is c_end = 10 and a_k/c_k² = r_end = 0.002.
+        let mut rules = Fishtest::new(vec![param(100.3)], 1000);
+        let mut draws = Script::new(&[1], &[0.8, 0.6]);
+        let pair = rules.perturb(1000, &mut draws);
+        assert!(draws.is_spent());
+        // θ+ = ⌊100.3 + 10 + 0.8⌋ = ⌊111.1⌋ = 111; θ− = ⌊100.3 − 10 + 0.6⌋ = ⌊90.9⌋ = 90:
+        // 21 apart although 2·c_k = 20.
+        assert_eq!(
+            pair,
+            Pair {
+                flips: vec![1],
+                plus: vec![111],
+                minus: vec![90]
+            }
+        );
+        // One win: θ += R·c·(W − L)·flip = 0.002 · 10 · 1 · 1 = 0.02 (the nominal 10, not
+        // the realised 10.5).
+        rules.update(1000, &pair, 1);
+        assert!(close(rules.theta()[0], 100.32), "{:?}", rules.theta());
+    }
+
+    #[test]
+    fn each_side_is_clipped_on_its_own() {
+        let mut rules = Fishtest::new(vec![param(195.0)], 1000);
+        let mut draws = Script::new(&[-1], &[0.5, 0.5]);
+        let pair = rules.perturb(1000, &mut draws);
+        // θ+ = clip(195 − 10) = 185 → ⌊185.5⌋ = 185; θ− = clip(195 + 10) = 200 → ⌊200.5⌋
+        // = 200: θ− lies 5 from θ, θ+ lies 10.
+        assert_eq!((pair.plus[0], pair.minus[0]), (185, 200));
+        // Two losses of θ+ with flip −1: θ += 0.002 · 10 · (−2) · (−1) = 0.04.
+        rules.update(1000, &pair, -2);
+        assert!(close(rules.theta()[0], 195.04));
+        // θ itself is clipped: 199.99 + 0.04 → 200.
+        let mut rules = Fishtest::new(vec![param(199.99)], 1000);
+        rules.update(1000, &pair, -2);
+        assert_eq!(rules.theta()[0], 200.0);
+    }
+
+    #[test]
+    fn the_first_iteration_uses_the_full_gains() {
+        // N = 1000, A = 100, c_end = 10, r_end = 0.002:
+        //   c = 10 · 1000^0.101 = 20.090928; a = 0.002 · 10² · 1100^0.602 = 13.550284
+        //   at k = 1: c_1 = c = 20.090928, a_1 = a / 101^0.602 = 0.842068
+        //   step for W − L = 1, flip 1: a_1 / c_1 = 0.041913.
+        let mut rules = Fishtest::new(vec![param(100.0)], 1000);
+        let mut draws = Script::new(&[1], &[0.0, 0.0]);
+        let pair = rules.perturb(1, &mut draws);
+        // θ+ = ⌊120.0909⌋ = 120, θ− = ⌊79.9091⌋ = 79.
+        assert_eq!((pair.plus[0], pair.minus[0]), (120, 79));
+        rules.update(1, &pair, 1);
+        assert!(
+            (rules.theta()[0] - 100.041913).abs() < 1e-6,
+            "{:?}",
+            rules.theta()
+        );
+    }
+
+    #[test]
+    fn flips_are_drawn_before_any_rounding() {
+        let rules = Fishtest::new(vec![param(50.0), param(150.0)], 1000);
+        // Flips +1, −1; then U for θ+ of both, then U for θ− of both.
+        let mut draws = Script::new(&[1, -1], &[0.0, 0.0, 0.99, 0.99]);
+        let pair = rules.perturb(1000, &mut draws);
+        assert!(draws.is_spent());
+        // θ+ = (⌊60.0⌋, ⌊140.0⌋); θ− = (⌊40.99⌋, ⌊160.99⌋).
+        assert_eq!(pair.plus, vec![60, 140]);
+        assert_eq!(pair.minus, vec![40, 160]);
+    }
+
+    #[test]
+    fn autoselect_keeps_c_and_r_constant() {
+        // One parameter on [0, 200]: c = 200/6 = 33.3333; r for one parameter, precision
+        // 0.5 Elo, draw ratio 0.61: 8 · 0.5 / (347.4356 · 3.841459 · 0.39) = 0.0076847.
+        // A step for W − L = 1 is r·c = 0.256155 at any k.
+        let design = Design::reference(1);
+        let mut rules = Fishtest::autoselect(vec![param(150.0)], 50_000, &design);
+        for k in [1, 25_000, 50_000] {
+            let mut draws = Script::new(&[1], &[0.0, 0.0]);
+            let pair = rules.perturb(k, &mut draws);
+            // θ ± 33.333: ⌊183.33⌋ = 183, ⌊116.67⌋ = 116 (θ has moved by less than 1).
+            assert_eq!((pair.plus[0], pair.minus[0]), (183, 116), "k = {k}");
+        }
+        let mut draws = Script::new(&[1], &[0.0, 0.0]);
+        rules.step(7, &mut draws, &mut |_| 1);
+        rules.step(40_000, &mut draws_with_flip(-1), &mut |_| -1);
+        // +0.256155 twice (W − L = 1 with flip 1, then −1 with flip −1).
+        assert!(
+            (rules.theta()[0] - 150.512311).abs() < 1e-5,
+            "{:?}",
+            rules.theta()
+        );
+    }
+
+    fn draws_with_flip(flip: i8) -> Script {
+        Script::new(&[flip], &[0.0, 0.0])
+    }
+}
