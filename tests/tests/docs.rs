@@ -29,6 +29,7 @@ const PAGES: &[(&str, &str)] = &[
     ("datagen", "docs/texel.md"),
     ("export", "docs/parameters.md"),
     ("import", "docs/parameters.md"),
+    ("simulate", "docs/SIMULATOR.md"),
 ];
 
 /// The page of the game options (the `--help` sections other than `Options:`).
