@@ -138,3 +138,23 @@ fn bad_arguments_fail_with_a_message() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("nonexistent-dir"));
 }
+
+#[test]
+fn a_reader_that_stops_early_is_no_error() {
+    use std::io::Read as _;
+    use std::process::Stdio;
+    let mut child = Command::new(binary("tuner"))
+        .current_dir(workspace_root())
+        .args(["export", "params/search.json", "params/eval.json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tuner export");
+    // Read one line's worth, as `| head -1` does, then close the pipe.
+    let mut first = [0u8; 64];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -43,7 +43,7 @@ use crate::{interrupt, run_files};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Output file (binary, see README "Datagen file format"). When it exists and was
+    /// Output file (binary, see docs/texel.md, "File format"). When it exists and was
     /// made by the same command, the run continues after its last complete game.
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,

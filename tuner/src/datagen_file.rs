@@ -1,5 +1,5 @@
 //! The datagen file: labelled positions grouped by game, which `tuner datagen` writes
-//! and `tuner texel` reads (README, "Datagen file format").
+//! and `tuner texel` reads (docs/texel.md, "File format").
 //!
 //! All little-endian, in 32-byte units so a damaged file is easy to inspect:
 //! - header: `MAGIC`, u32 format version, u32 length of the settings text, 16 zero

@@ -70,8 +70,13 @@ pub fn run(args: Args) -> Result<()> {
                 .with_context(|| format!("cannot write the export to {}", path.display()))
         }
         None => {
-            print!("{text}");
-            Ok(())
+            // A reader that stops early (`| head`) is no error: nothing more is wanted.
+            match std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(e).context("cannot write the export to standard output")
+                }
+                _ => Ok(()),
+            }
         }
     }
 }
