@@ -119,7 +119,8 @@ impl Rules for Occam {
 mod tests {
     use super::super::scripted::Script;
     use super::*;
-    use crate::spsa::server::{RunConfig, Server};
+    use crate::spsa::journal::RunConfig;
+    use crate::spsa::server::Server;
 
     fn param(start: f64, c_end: f64) -> Param {
         Param::new(start, 0, 200, Some(c_end), Some(0.002))
@@ -176,7 +177,7 @@ mod tests {
     /// The rules move θ and average exactly as the server does, pair for pair.
     #[test]
     fn the_rules_follow_the_server() {
-        let tuned = |name: &str, start: f64| crate::spsa::server::TunedParam {
+        let tuned = |name: &str, start: f64| crate::spsa::journal::TunedParam {
             name: name.into(),
             start,
             min: 0,
