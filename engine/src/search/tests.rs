@@ -592,8 +592,9 @@ const IIR_FENS: [&str; 3] = [
 ];
 
 /// iir_: a reduction of 0 plies is off: the search is node for node the one in
-/// which no node is deep enough for the reduction; one ply reduces some nodes and
-/// changes the tree.
+/// which no node is deep enough for the reduction; one ply reduces nodes of every
+/// position and changes the tree of at least one. (Whether a given position's tree
+/// changes depends on the other parameters' values, which a tune moves.)
 #[test]
 fn iir_at_zero_plies_is_off_and_one_ply_changes_the_search() {
     let with = |name: &str, value: &str| {
@@ -601,6 +602,7 @@ fn iir_at_zero_plies_is_off_and_one_ply_changes_the_search() {
         p.set_by_name(name, value).unwrap();
         p
     };
+    let mut changed = Vec::new();
     for fen in IIR_FENS {
         let (off, off_stats) = fresh_search(with("iir_reduction", "0"), fen, IIR_DEPTH);
         let (unreached, unreached_stats) =
@@ -610,8 +612,11 @@ fn iir_at_zero_plies_is_off_and_one_ply_changes_the_search() {
         assert_eq!(off, unreached, "{fen}");
         let (on, on_stats) = fresh_search(with("iir_reduction", "1"), fen, IIR_DEPTH);
         assert!(on_stats.iir_reductions > 0, "{fen}");
-        assert_ne!(on, off, "{fen}");
+        if on != off {
+            changed.push(fen);
+        }
     }
+    assert!(!changed.is_empty(), "one ply of IIR changed no tree");
 }
 
 /// lmr_deeper_ / lmr_shallower_ / lmr_capture_ / hist_prune_ / corr_: each switch

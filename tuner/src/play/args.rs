@@ -48,8 +48,9 @@ pub struct GameArgs {
     /// means the same search effort on every machine.
     #[arg(long, value_name = "REF", help_heading = "Games")]
     pub nps_reference: Option<u64>,
-    /// Opening book: EPD (one position per line) or PGN (by extension). Default: built-in
-    /// openings generated from --seed.
+    /// Opening book: FEN or EPD, one position per line (EPD `hmvc`/`fmvn` and X-FEN
+    /// castling are read), or PGN (by extension). Default: built-in openings generated
+    /// from --seed.
     #[arg(long, value_name = "FILE", help_heading = "Openings")]
     pub book: Option<PathBuf>,
     /// Order of the book's positions [default: random for spsa, sequential for
