@@ -119,7 +119,7 @@ impl Rules for Occam {
 mod tests {
     use super::super::scripted::Script;
     use super::*;
-    use crate::spsa::journal::RunConfig;
+    use crate::spsa::journal::tests::{config as run_config, param as tuned};
     use crate::spsa::server::Server;
 
     fn param(start: f64, c_end: f64) -> Param {
@@ -177,27 +177,10 @@ mod tests {
     /// The rules move θ and average exactly as the server does, pair for pair.
     #[test]
     fn the_rules_follow_the_server() {
-        let tuned = |name: &str, start: f64| crate::spsa::journal::TunedParam {
-            name: name.into(),
-            start,
-            min: 0,
-            max: 200,
-            c_end: 4.0,
-            r_end: 0.01,
-        };
-        let config = RunConfig {
-            version: 1,
-            files: vec![],
-            params: vec![tuned("a", 60.0), tuned("b", 199.0)],
-            hyper: Hyper::new(40, None, Hyper::ALPHA, Hyper::GAMMA),
-            seed: 5,
-            average_fraction: DEFAULT_AVERAGE_FRACTION,
-            games: "simulated".into(),
-            openings: 1,
-            nonce: 0,
-            left_out: vec![],
-            engine: None,
-        };
+        // The journal tests' run: parameters on [0, 200] with c_end 4, r_end 0.01, and
+        // the averaging fraction the rules default to.
+        let config = run_config(vec![tuned("a", 60.0), tuned("b", 199.0)], 40, 5);
+        assert_eq!(config.average_fraction, DEFAULT_AVERAGE_FRACTION);
         let mut server = Server::new(config, None).unwrap();
         let same = |start| Param::new(start, 0, 200, Some(4.0), Some(0.01));
         let mut rules = Occam::new(vec![same(60.0), same(199.0)], 40);
