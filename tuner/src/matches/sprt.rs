@@ -349,8 +349,8 @@ mod tests {
         assert_eq!(s.llr(&[0; 5]), 0.0);
     }
 
-    /// One-sided and degenerate counts give a finite LLR of the right sign (it was NaN
-    /// here in fastchess, their issue 879).
+    /// One-sided and degenerate counts give a finite LLR of the right sign (fastchess
+    /// gave NaN here: github.com/Disservin/fastchess, its issue 879).
     #[test]
     fn extreme_counts_stay_finite() {
         for model in [Model::Normalized, Model::Logistic] {
