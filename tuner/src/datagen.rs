@@ -260,8 +260,8 @@ pub fn run(args: Args) -> Result<()> {
         },
     };
     let settings = settings_text(&args);
-    run_files::refuse_params_folder(&args.output, "--output")?;
-    let _locks = crate::matches::lock_outputs(std::slice::from_ref(&args.output), &args.game)?;
+    let outputs = [(args.output.as_path(), "--output")].into_iter();
+    let _locks = run_files::lock_outputs(outputs.chain(args.game.pgn_output()))?;
     let mut out = Output::open(&args.output, &settings)?;
     if out.games >= args.games {
         eprintln!(

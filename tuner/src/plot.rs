@@ -71,7 +71,7 @@ pub fn run(args: Args) -> Result<()> {
     let columns = (args.columns as usize).min(n).max(1);
     let rows = n.div_ceil(columns);
     let (cell_w, cell_h) = (320u32, 200u32);
-    let window = averaging_window_start(&config);
+    let window = config.averaging_window_start() as usize;
     let units = units_of(&config);
     {
         let size = (cell_w * columns as u32, cell_h * rows as u32 + 24);
@@ -103,12 +103,6 @@ pub fn run(args: Args) -> Result<()> {
         thetas.len()
     );
     Ok(())
-}
-
-/// The pairs before the averaging window (the window is the run's last
-/// `average_fraction` of its planned pairs, as the tuner averages it).
-fn averaging_window_start(config: &RunConfig) -> usize {
-    ((1.0 - config.average_fraction) * config.hyper.pairs as f64).floor() as usize
 }
 
 /// The unit of each parameter, from the run's files when they are Occam parameter

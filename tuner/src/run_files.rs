@@ -48,6 +48,18 @@ pub fn refuse_params_folder(path: &Path, flag: &str) -> Result<()> {
     Ok(())
 }
 
+/// Locks the files a command writes, each given with the flag that named it, after
+/// refusing any in a folder of parameter files.
+pub fn lock_outputs<'a>(
+    outputs: impl IntoIterator<Item = (&'a Path, &'a str)>,
+) -> Result<WriteLocks> {
+    let outputs: Vec<(&Path, &str)> = outputs.into_iter().collect();
+    for &(path, flag) in &outputs {
+        refuse_params_folder(path, flag)?;
+    }
+    WriteLocks::acquire(&outputs.iter().map(|&(path, _)| path).collect::<Vec<_>>())
+}
+
 /// Creates the folder of a file about to be written (the run folder, say).
 pub fn create_folder_of(path: &Path) -> Result<()> {
     let dir = folder_of(path);

@@ -19,7 +19,7 @@ use occam::tablebase::Tablebases;
 
 use crate::play::args::GameArgs;
 use crate::play::side::Side;
-use crate::run_files::{self, WriteLocks};
+use crate::run_files;
 use runner::{MatchConfig, MatchResult, play_match};
 use sprt::{Model, Sprt};
 use stats::Tally;
@@ -209,7 +209,8 @@ pub fn run(args: Args) -> Result<()> {
         .enumerate()
         .filter_map(|(i, opponent)| results_of(i, opponent))
         .collect();
-    let _locks = lock_outputs(&written, &args.games_args)?;
+    let results = written.iter().map(|p| (p.as_path(), "--results"));
+    let _locks = run_files::lock_outputs(results.chain(args.games_args.pgn_output()))?;
     let sprt = args
         .sprt
         .as_ref()
@@ -274,20 +275,6 @@ pub fn run(args: Args) -> Result<()> {
         print!("{}", gauntlet_table(first.name(), &results));
     }
     Ok(())
-}
-
-/// Locks the files a match writes (results files, PGN) for its whole run, after
-/// refusing any in a folder of parameter files.
-pub fn lock_outputs(results: &[PathBuf], games: &GameArgs) -> Result<WriteLocks> {
-    let pgn = games.pgn.iter();
-    for (path, flag) in results
-        .iter()
-        .map(|p| (p, "--results"))
-        .chain(pgn.map(|p| (p, "--pgn")))
-    {
-        run_files::refuse_params_folder(path, flag)?;
-    }
-    WriteLocks::acquire(&results.iter().chain(&games.pgn).collect::<Vec<_>>())
 }
 
 /// What to do after a clean stop: continue from the results file, when there is one.

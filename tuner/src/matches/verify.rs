@@ -107,11 +107,12 @@ impl VerifyPlan {
 
 /// `tuner verify`: the header, results and PGN it writes are locked for the whole run.
 pub fn verify(args: VerifyArgs) -> Result<()> {
-    run_files::refuse_params_folder(&args.header, "--header")?;
     run_files::create_folder_of(&args.header)?;
-    let results: Vec<PathBuf> = args.results.iter().cloned().collect();
-    let mut locks = super::lock_outputs(&results, &args.games_args)?;
-    locks.add(&args.header)?;
+    let outputs = [(args.header.as_path(), "--header")]
+        .into_iter()
+        .chain(args.results.as_deref().map(|p| (p, "--results")))
+        .chain(args.games_args.pgn_output());
+    let _locks = run_files::lock_outputs(outputs)?;
     crate::interrupt::install("finishing the games in flight");
     run_plan(VerifyPlan::from_args(args)?)
 }

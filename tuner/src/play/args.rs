@@ -1,7 +1,7 @@
 //! Command-line options shared by every subcommand that plays games (`spsa`, `match`,
 //! `verify`, `datagen`): move limits, openings, adjudication, PGN output.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 use occam::Params;
@@ -171,6 +171,11 @@ impl GameArgs {
             );
         }
         Ok(list)
+    }
+
+    /// The PGN file with its flag, as [`crate::run_files::lock_outputs`] takes it.
+    pub fn pgn_output(&self) -> Option<(&Path, &'static str)> {
+        self.pgn.as_deref().map(|p| (p, "--pgn"))
     }
 
     /// The PGN sink, when --pgn was given (appends).

@@ -85,6 +85,13 @@ pub struct RunConfig {
     pub engine: Option<String>,
 }
 
+impl RunConfig {
+    /// The pairs before this run's averaging window.
+    pub fn averaging_window_start(&self) -> u64 {
+        self.hyper.averaging_window_start(self.average_fraction)
+    }
+}
+
 /// A parameter a run leaves out, and why.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LeftOut {

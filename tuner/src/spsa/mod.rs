@@ -238,7 +238,7 @@ fn report_stop(plan: &TunePlan, server: &Server) {
 /// Which θ a write-back takes now: the average once its window has begun, else the
 /// last θ.
 fn what_finish_writes(server: &Server, output: Output) -> String {
-    let window = server.averaging_window_start() + 1;
+    let window = server.config.averaging_window_start() + 1;
     match output {
         Output::Last => "the last θ".to_string(),
         Output::Average if server.state.average_count == 0 => {
@@ -447,17 +447,17 @@ fn header_path(args: &Args) -> Result<PathBuf> {
 /// Locks every file the run writes, for the whole run: the journal (and so its
 /// siblings), the parameter files unless --no-write, the header and the PGN.
 fn lock_run(args: &Args, journal: &Path, header: Option<&Path>) -> Result<WriteLocks> {
-    if let Some(pgn) = &args.games.pgn {
-        run_files::refuse_params_folder(pgn, "--pgn")?;
-    }
     run_files::create_folder_of(journal)?;
-    let mut written = vec![journal.to_path_buf()];
-    if !args.no_write {
-        written.extend(args.files.iter().cloned());
+    let mut locks = run_files::lock_outputs(args.games.pgn_output())?;
+    let files = args.files.iter().filter(|_| !args.no_write);
+    for path in [journal]
+        .into_iter()
+        .chain(files.map(PathBuf::as_path))
+        .chain(header)
+    {
+        locks.add(path)?;
     }
-    written.extend(header.map(Path::to_path_buf));
-    written.extend(args.games.pgn.clone());
-    WriteLocks::acquire(&written)
+    Ok(locks)
 }
 
 /// The run: resumed from its journal with --resume (which must use the run's own files

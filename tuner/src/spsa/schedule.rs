@@ -28,6 +28,12 @@ impl Hyper {
             gamma,
         }
     }
+
+    /// The pairs before the averaging window, the last `average_fraction` of the
+    /// planned pairs: θ is averaged from the pair after this.
+    pub fn averaging_window_start(&self, average_fraction: f64) -> u64 {
+        ((1.0 - average_fraction) * self.pairs as f64).floor() as u64
+    }
 }
 
 /// The gain constants of one parameter.

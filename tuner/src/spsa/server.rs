@@ -198,12 +198,6 @@ impl Server {
         self.state.seq
     }
 
-    /// The pairs before the averaging window: θ is averaged from the pair after this.
-    pub fn averaging_window_start(&self) -> u64 {
-        let pairs = self.config.hyper.pairs as f64;
-        ((1.0 - self.config.average_fraction) * pairs).floor() as u64
-    }
-
     /// The next pair to play, or `None` when every planned iteration has been issued.
     pub fn next_work(&mut self) -> Option<WorkItem> {
         let k = match self.reissue.pop_first() {
@@ -298,7 +292,7 @@ impl Server {
         }
         s.seq += 1;
         // Polyak–Ruppert: average θ over the last part of the run.
-        if s.seq > self.averaging_window_start() {
+        if s.seq > self.config.averaging_window_start() {
             for (sum, t) in s.average_sum.iter_mut().zip(&s.theta) {
                 *sum += t;
             }

@@ -49,11 +49,6 @@ impl Occam {
             average_count: 0,
         }
     }
-
-    /// The pairs before the averaging window (as `Server::averaging_window_start`).
-    fn averaging_window_start(&self) -> u64 {
-        ((1.0 - self.average_fraction) * self.hyper.pairs as f64).floor() as u64
-    }
 }
 
 impl Rules for Occam {
@@ -93,7 +88,7 @@ impl Rules for Occam {
             self.theta[i] = p.clamp(moved);
         }
         self.seq += 1;
-        if self.seq > self.averaging_window_start() {
+        if self.seq > self.hyper.averaging_window_start(self.average_fraction) {
             for (sum, t) in self.average_sum.iter_mut().zip(&self.theta) {
                 *sum += t;
             }
