@@ -64,8 +64,7 @@ pub fn run(args: Args) -> Result<()> {
     let text = render(&files, args.format, &provenance);
     match &args.output {
         Some(path) => {
-            run_files::refuse_params_folder(path, "--output")?;
-            let _lock = run_files::WriteLocks::acquire(&[path])?;
+            let _lock = run_files::lock_outputs([(path.as_path(), "--output")])?;
             write_atomically(path, &text)
                 .with_context(|| format!("cannot write the export to {}", path.display()))
         }
