@@ -34,7 +34,7 @@ autoselect-n4 --rules autoselect --params 4 --coarse-seeds 100 --seeds 1000
 autoselect-n6 --rules autoselect --params 6 --coarse-seeds 100 --seeds 1000
 fishtest-grid-bowls-n4 --rules fishtest --params 4 $GRID
 occam-grid-bowls-n4 --rules occam --params 4 $GRID
-designed-bowls-n4 --rules designed --params 4 --r-scale 1,2 --average-fraction 0.5
+constant-bowls-n4 --rules constant --params 4 --r-scale 1,2 --average-fraction 0.5
 autoselect-unequal-n4 --rules autoselect --params 4 --landscape unequal
 autoselect-quartic-n4 --rules autoselect --params 4 --landscape quartic --max-games 8000000
 autoselect-asymmetric-n4 --rules autoselect --params 4 --landscape asymmetric --max-games 8000000

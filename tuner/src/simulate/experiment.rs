@@ -9,8 +9,9 @@ use rayon::prelude::*;
 
 use super::landscape::{Landscape, MAX, MIN};
 use super::outcome::Outcome;
+use crate::spsa::design;
 use crate::spsa::rules::autoselect::Design;
-use crate::spsa::rules::{Fishtest, Occam, OpenBench, Pair, Param, Rules};
+use crate::spsa::rules::{Designed, Fishtest, Occam, OpenBench, Pair, Param, ProbePlan, Rules};
 use crate::spsa::schedule::Hyper;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,10 +24,14 @@ pub enum RuleSet {
     Openbench,
     /// `tuner spsa` today.
     Occam,
-    /// A candidate default: `tuner spsa`'s mechanics with Autoselect's constant c and
+    /// A candidate: `tuner spsa`'s mechanics with Autoselect's constant c and
     /// --r-scale times its r for the budget, the result averaged over the last
     /// --average-fraction.
-    Designed,
+    Constant,
+    /// Occam's design: c a quarter of the range unless a probe of --probe-share of the
+    /// pairs shows that it costs too much, r from the budget, constant gains, the last
+    /// half averaged.
+    Design,
 }
 
 /// A rule set with its settings.
@@ -46,6 +51,8 @@ pub struct Tuner {
     pub r_scale: f64,
     /// Share of the run, at its end, that the design averages.
     pub average_fraction: f64,
+    /// The probe of `design`.
+    pub probe: ProbePlan,
 }
 
 impl Tuner {
@@ -70,7 +77,12 @@ impl Tuner {
     }
 
     /// The games Autoselect plans for `precision`.
+    /// Occam's design plans its own (for a perturbation that costs its target).
     pub fn planned_games(&self, start: &[f64], outcome: &Outcome, precision: f64) -> f64 {
+        if self.rules == RuleSet::Design {
+            let variance = outcome.game_variance();
+            return design::games_for(precision, start.len(), variance, design::COST_TARGET);
+        }
         self.design_for(start, outcome, precision)
             .games(&self.params(start))
     }
@@ -94,7 +106,13 @@ impl Tuner {
             }
             RuleSet::Openbench => Box::new(OpenBench::new(params, pairs, self.pairs_per)),
             RuleSet::Occam => Box::new(Occam::new(params, pairs)),
-            RuleSet::Designed => {
+            RuleSet::Design => Box::new(Designed::new(
+                params,
+                pairs,
+                self.probe,
+                self.average_fraction,
+            )),
+            RuleSet::Constant => {
                 let design = self.design(start, games, outcome);
                 let params = params
                     .into_iter()
@@ -123,8 +141,12 @@ impl Tuner {
                 "autoselect (c = range/6 × {}, r for the budget, designed for {} Elo per parameter)",
                 self.c_scale, self.design_worth
             ),
-            RuleSet::Designed => format!(
-                "designed (c = range/6 × {}, r = {} × Autoselect's for the budget, designed for {} Elo per parameter, average of the last {})",
+            RuleSet::Design => format!(
+                "design (probe: {} of the pairs in {} stages; average of the last {})",
+                self.probe.share, self.probe.stages, self.average_fraction
+            ),
+            RuleSet::Constant => format!(
+                "constant (c = range/6 × {}, r = {} × Autoselect's for the budget, designed for {} Elo per parameter, average of the last {})",
                 self.c_scale, self.r_scale, self.design_worth, self.average_fraction
             ),
             RuleSet::Openbench => {

@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use crate::spsa::rules::ProbePlan;
 use crate::spsa::rules::openbench::DEFAULT_PAIRS_PER;
 use experiment::{Experiment, RuleSet, Tuner};
 use landscape::{Family, Landscape};
@@ -67,13 +68,18 @@ pub struct Args {
     /// r_end of every parameter [default: 0.002]; a list sweeps each.
     #[arg(long, value_delimiter = ',')]
     pub r_end: Vec<f64>,
-    /// The design's r as a multiple of Autoselect's (--rules designed); a list sweeps
-    /// each.
+    /// The r of --rules constant as a multiple of Autoselect's; a list sweeps each.
     #[arg(long, value_delimiter = ',', default_value = "1")]
     pub r_scale: Vec<f64>,
-    /// Share of the run, at its end, that --rules designed averages.
-    #[arg(long, default_value_t = 0.25)]
+    /// Share of the run, at its end, that --rules constant and design average.
+    #[arg(long, default_value_t = crate::spsa::design::AVERAGE_FRACTION)]
     pub average_fraction: f64,
+    /// Share of the pairs that --rules design spends on its probe.
+    #[arg(long, default_value_t = ProbePlan::DEFAULT.share)]
+    pub probe_share: f64,
+    /// Stages of the probe of --rules design.
+    #[arg(long, default_value_t = ProbePlan::DEFAULT.stages)]
+    pub probe_stages: u64,
     /// Pairs per batch of --rules openbench.
     #[arg(long, default_value_t = DEFAULT_PAIRS_PER, value_parser = clap::value_parser!(u64).range(1..))]
     pub pairs_per: u64,
@@ -191,6 +197,10 @@ fn grid(args: &Args) -> Vec<Tuner> {
                     design_worth: args.design_worth,
                     r_scale,
                     average_fraction: args.average_fraction,
+                    probe: ProbePlan {
+                        share: args.probe_share,
+                        stages: args.probe_stages,
+                    },
                 });
             }
         }
@@ -348,6 +358,7 @@ mod tests {
                 design_worth: worth,
                 r_scale: 1.0,
                 average_fraction: 0.25,
+                probe: ProbePlan::DEFAULT,
             },
             seed: 1,
         }

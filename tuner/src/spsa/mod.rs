@@ -12,6 +12,7 @@
 //! parameter reaches an engine's option), `report` for the final table.
 
 mod binding;
+pub mod design;
 pub mod journal;
 mod progress;
 mod report;

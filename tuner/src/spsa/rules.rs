@@ -8,7 +8,9 @@
 //!   rounding draw per parameter;
 //! - [`Occam`]: `tuner spsa` as `schedule` and `server` run it (the realised
 //!   difference as divisor, one rounding draw for both sides, the inward shift at a
-//!   bound, the averaged result).
+//!   bound, the averaged result);
+//! - [`Designed`]: Occam's design (`spsa::design`): a probe of what a perturbation
+//!   costs, then constant gains chosen from it and the budget, the last half averaged.
 //!
 //! A rule owns θ. Each iteration it proposes the integer values θ+ and θ− for every
 //! parameter ([`Rules::perturb`]), someone plays [`Rules::pairs_per_iteration`] game
@@ -17,10 +19,12 @@
 //! the draws and check a step by hand.
 
 pub mod autoselect;
+mod designed;
 mod fishtest;
 mod occam;
 pub mod openbench;
 
+pub use designed::{Designed, ProbePlan};
 pub use fishtest::Fishtest;
 pub use occam::Occam;
 pub use openbench::OpenBench;

@@ -1,0 +1,225 @@
+//! Occam's SPSA design: the c and r of every parameter from what a perturbation costs,
+//! the number of parameters and the budget, instead of hand-set `c_end`/`r_end`.
+//!
+//! The model is the one behind fishtest's Autoselect: near its optimum, parameter j
+//! loses E_j·(d/h_j)² Elo at a distance d (h_j half its range). Call
+//! cost_j = E_j·(c_j/h_j)² the Elo a perturbation of c_j costs. With a constant gain
+//! a = r·c², the start's offset shrinks by e per C/(4·r·cost_j) games, and the noise
+//! left around the optimum does not depend on c; averaging θ then shrinks that noise
+//! as 1/c². So:
+//!
+//! - **c** is as large as the landscape allows: the change that costs
+//!   [`COST_TARGET`] Elo. Larger c is faster on quadratic bowls but biased where the
+//!   landscape is not quadratic (a cliff beyond the optimum); the target is where the
+//!   simulator's bowls and cliffs (`tuner simulate --landscape asymmetric`) balance.
+//! - **r** shrinks the start's offset by e³ over the budget:
+//!   r = 3·C/(4·games·cost), C = 800/ln 10.
+//! - the gains are **constant** and the result is θ **averaged over the last half**.
+//!
+//! What a perturbation costs is not known before playing. Where the file gives a
+//! `c_end`, it is used as it is. Elsewhere the prior trusts the range as fishtest's
+//! Autoselect does: its edge is taken to cost about 2 Elo, so that a quarter of the
+//! range costs [`COST_TARGET`]. Ranges are often far wider than that; a probe
+//! ([`Probe`]) plays the start moved by the designed perturbations against the start,
+//! and shrinks every designed c by one factor while the games show that it costs more
+//! than the target.
+
+use super::rules::autoselect::{ELO_PER_SCORE, chi_squared_quantile};
+
+/// Elo a perturbation of c should cost, per parameter.
+pub const COST_TARGET: f64 = 0.5;
+/// The share of the run, at its end, whose θ are averaged into the result.
+pub const AVERAGE_FRACTION: f64 = 0.5;
+/// c as a share of the range when neither the file nor a probe says better.
+pub const PRIOR_RANGE_FRACTION: f64 = 1.0 / 4.0;
+/// Offsets shrink by e^LIFETIMES over the budget.
+const LIFETIMES: f64 = 3.0;
+
+/// One parameter as the design sees it; `c_end`/`r_end` are the file's, if given.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    pub min: f64,
+    pub max: f64,
+    pub c_end: Option<f64>,
+    pub r_end: Option<f64>,
+}
+
+impl Request {
+    /// The prior c: the file's `c_end`, else a quarter of the range.
+    pub fn prior_c(&self) -> f64 {
+        self.c_end
+            .unwrap_or((self.max - self.min) * PRIOR_RANGE_FRACTION)
+    }
+}
+
+/// r for `games` games when every c costs `cost` Elo: the start's offset shrinks by e³.
+pub fn r_for(games: f64, cost: f64) -> f64 {
+    LIFETIMES * ELO_PER_SCORE / (4.0 * games.max(1.0) * cost)
+}
+
+/// The games the design needs to end within `precision` Elo (95%) when every c costs
+/// `cost` Elo: 3·C²·χ²₀.₉₅(n)·σ²/(32·precision·cost).
+pub fn games_for(precision: f64, n: usize, game_variance: f64, cost: f64) -> f64 {
+    let chi2 = chi_squared_quantile(0.95, n.max(1));
+    LIFETIMES * ELO_PER_SCORE * ELO_PER_SCORE * chi2 * game_variance / (32.0 * precision * cost)
+}
+
+/// The gains of one parameter: constant c and r.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gains {
+    pub c: f64,
+    pub r: f64,
+    /// c came from the design (not the file's `c_end`).
+    pub designed_c: bool,
+    /// r came from the design (not the file's `r_end`).
+    pub designed_r: bool,
+}
+
+/// The gains for `games` games: the file's values where given, the design's elsewhere,
+/// with every designed c multiplied by `c_scale` (a probe's answer; 1 without one).
+pub fn gains(requests: &[Request], games: f64, c_scale: f64) -> Vec<Gains> {
+    requests
+        .iter()
+        .map(|q| Gains {
+            c: q.c_end.unwrap_or(q.prior_c() * c_scale),
+            r: q.r_end.unwrap_or_else(|| r_for(games, COST_TARGET)),
+            designed_c: q.c_end.is_none(),
+            designed_r: q.r_end.is_none(),
+        })
+        .collect()
+}
+
+/// A probe stage: pairs in which one side plays the start and the other the start
+/// moved by the designed perturbations times `scale` (random signs). Near the optimum of
+/// a quadratic landscape the mean of f(θ + s·c·Δ) − f(θ) over the signs is
+/// −s²·Σ cost_j, whatever the gradient, so the stage measures what the perturbation
+/// costs, all parameters together.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Probe {
+    /// The perturbation played, as a multiple of the prior c.
+    pub scale: f64,
+    /// Pairs played, the perturbed side's summed W − L and summed (W − L)².
+    pub pairs: u64,
+    pub wins_minus_losses: i64,
+    pub squares: i64,
+}
+
+impl Probe {
+    pub fn at(scale: f64) -> Probe {
+        Probe {
+            scale,
+            pairs: 0,
+            wins_minus_losses: 0,
+            squares: 0,
+        }
+    }
+
+    pub fn record(&mut self, wins_minus_losses: i32) {
+        self.pairs += 1;
+        self.wins_minus_losses += i64::from(wins_minus_losses);
+        self.squares += i64::from(wins_minus_losses).pow(2);
+    }
+
+    /// The measured Elo cost of the perturbation (all parameters) and its standard
+    /// error, from the pairs' W − L (C/2 Elo per unit of mean W − L per pair) and their
+    /// sample variance.
+    pub fn cost(&self) -> (f64, f64) {
+        let n = self.pairs.max(1) as f64;
+        let mean = self.wins_minus_losses as f64 / n;
+        // A pair's W − L has a variance of at least 0.1 in any real match.
+        let variance = (self.squares as f64 / n - mean * mean).max(0.1);
+        let per_unit = ELO_PER_SCORE / 2.0;
+        (-mean * per_unit, per_unit * (variance / n).sqrt())
+    }
+
+    /// The scale for the next stage: smaller when the cost's lower 95% bound (two
+    /// standard errors) exceeds the target for `n` parameters, by the square root of
+    /// the ratio (the quadratic model); the same scale otherwise. A probe that cannot
+    /// tell the cost from the target keeps the prior.
+    pub fn next_scale(&self, n: usize) -> f64 {
+        let (cost, error) = self.cost();
+        let lower = cost - 2.0 * error;
+        let target = COST_TARGET * n as f64;
+        if lower > target {
+            self.scale * (target / lower).sqrt()
+        } else {
+            self.scale
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn r_shrinks_the_offset_by_e_cubed_over_the_budget() {
+        // λ = C/(4·r·cost) games per factor e; the budget holds three.
+        let r = r_for(30_000.0, 0.5);
+        let lambda = ELO_PER_SCORE / (4.0 * r * 0.5);
+        assert!((30_000.0 / lambda - 3.0).abs() < 1e-12);
+        // Autoselect's plan for 4 parameters worth 2 Elo at c = range/6 (cost 2/9):
+        // 376,868 games, with its r = 0.0031114.
+        assert!((r_for(376_868.0, 2.0 / 9.0) - 0.0031114).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_guarantee_and_the_games_agree() {
+        for n in [1, 4, 16, 77] {
+            // The r for those games leaves a noise ball of r·C·χ²₀.₉₅(n)·σ²/8 = 0.5 Elo.
+            let games = games_for(0.5, n, 0.39, 0.5);
+            let chi2 = chi_squared_quantile(0.95, n);
+            let p = r_for(games, 0.5) * ELO_PER_SCORE * chi2 * 0.39 / 8.0;
+            assert!((p - 0.5).abs() < 1e-9, "n = {n}: {p}");
+        }
+        // Autoselect's published n = 4 figure at its cost of 2/9 Elo.
+        assert!((games_for(0.5, 4, 0.39, 2.0 / 9.0) - 376_868.0).abs() < 2.0);
+    }
+
+    #[test]
+    fn given_values_override_the_design() {
+        let q = |c_end, r_end| Request {
+            min: 0.0,
+            max: 200.0,
+            c_end,
+            r_end,
+        };
+        let g = gains(
+            &[q(None, None), q(Some(3.0), None), q(Some(3.0), Some(0.01))],
+            10_000.0,
+            2.0,
+        );
+        assert_eq!(
+            (g[0].c, g[0].designed_c, g[0].designed_r),
+            (100.0, true, true)
+        );
+        assert_eq!(
+            (g[1].c, g[1].designed_c, g[1].designed_r),
+            (3.0, false, true)
+        );
+        assert_eq!((g[2].c, g[2].r), (3.0, 0.01));
+        assert_eq!(g[0].r, r_for(10_000.0, COST_TARGET));
+    }
+
+    #[test]
+    fn a_probe_shrinks_c_only_when_the_cost_is_clearly_above_the_target() {
+        // 4 parameters, target 2 Elo in all. The perturbed side scores −0.046 per pair
+        // (8 Elo) in 100,000 pairs, varying by 1: c halves (less the 2σ margin).
+        let mut probe = Probe::at(1.0);
+        for i in 0..100_000 {
+            probe.record(if i % 1000 < 523 { -1 } else { 1 });
+        }
+        let (cost, error) = probe.cost();
+        assert!((cost - 8.0).abs() < 0.01, "{cost}");
+        assert!((error - 0.55).abs() < 0.01, "{error}");
+        let expected = (2.0 / (cost - 2.0 * error)).sqrt();
+        assert!((probe.next_scale(4) - expected).abs() < 1e-12);
+        assert!(expected > 0.5 && expected < 0.6);
+        // The same mean in 100 pairs cannot be told from the target: c stays.
+        let mut short = Probe::at(1.0);
+        for i in 0..100 {
+            short.record(if i % 100 < 52 { -1 } else { 1 });
+        }
+        assert_eq!(short.next_scale(4), 1.0);
+    }
+}

@@ -1,0 +1,193 @@
+//! Occam's design (`spsa::design`) as a rule set: a probe, then constant gains.
+//!
+//! The first `share` of the pairs probe, in `stages` equal stages: they play the start
+//! against the start moved by the designed perturbations (random signs, one rounding
+//! draw), and after each stage every designed c shrinks if the games show that the
+//! perturbation costs clearly more than [`COST_TARGET`](crate::spsa::design::COST_TARGET)
+//! Elo a parameter. r is then the design's for the pairs left, and those pairs run
+//! Occam's mechanics with constant gains, the result θ averaged over their last half.
+
+use super::{Draws, Occam, Pair, Param, Rules};
+use crate::spsa::design::{self, Probe, Request};
+use crate::spsa::schedule::Hyper;
+
+/// The probe's share of the pairs and its number of stages.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProbePlan {
+    pub share: f64,
+    pub stages: u64,
+}
+
+impl ProbePlan {
+    /// 6% of the budget in three stages: each stage can shrink c by what it measured,
+    /// so a range ten times too wide (a perturbation costing a hundred times the
+    /// target, where Elo is no longer quadratic) is corrected in steps.
+    pub const DEFAULT: ProbePlan = ProbePlan {
+        share: 0.06,
+        stages: 3,
+    };
+}
+
+pub struct Designed {
+    params: Vec<Param>,
+    requests: Vec<Request>,
+    pairs: u64,
+    probe_pairs: u64,
+    stage_pairs: u64,
+    probe: Probe,
+    average_fraction: f64,
+    /// The constant-gain run after the probe.
+    tune: Option<Occam>,
+    start: Vec<f64>,
+}
+
+impl Designed {
+    /// `params`' c_end/r_end are ignored: the design chooses both (the prior c is a
+    /// twentieth of the range).
+    pub fn new(
+        params: Vec<Param>,
+        pairs: u64,
+        probe: ProbePlan,
+        average_fraction: f64,
+    ) -> Designed {
+        let requests = params
+            .iter()
+            .map(|p| Request {
+                min: f64::from(p.min),
+                max: f64::from(p.max),
+                c_end: None,
+                r_end: None,
+            })
+            .collect();
+        let stages = probe.stages.max(1);
+        let stage_pairs = (probe.share * pairs as f64 / stages as f64).floor() as u64;
+        let probe_pairs = stage_pairs * stages;
+        let mut rules = Designed {
+            start: params.iter().map(|p| p.start).collect(),
+            params,
+            requests,
+            pairs,
+            probe_pairs,
+            stage_pairs,
+            probe: Probe::at(1.0),
+            average_fraction,
+            tune: None,
+        };
+        if probe_pairs == 0 {
+            rules.begin_tune(1.0);
+        }
+        rules
+    }
+
+    /// The factor on the prior c that the probe chose, once the tune has begun.
+    #[cfg(test)]
+    fn c_scale(&self) -> Option<f64> {
+        self.tune.as_ref().map(|_| self.probe.scale)
+    }
+
+    fn begin_tune(&mut self, c_scale: f64) {
+        let left = (self.pairs - self.probe_pairs).max(1);
+        let gains = design::gains(&self.requests, 2.0 * left as f64, c_scale);
+        let params = self
+            .params
+            .iter()
+            .zip(&gains)
+            .map(|(p, g)| Param {
+                c_end: g.c,
+                r_end: g.r,
+                ..p.clone()
+            })
+            .collect();
+        let constant = Hyper::new(left, Some(0.0), 0.0, 0.0);
+        self.tune = Some(Occam::with(params, constant, self.average_fraction));
+    }
+}
+
+impl Rules for Designed {
+    fn iterations(&self) -> u64 {
+        self.pairs
+    }
+
+    fn perturb(&self, k: u64, draws: &mut dyn Draws) -> Pair {
+        if let Some(tune) = &self.tune {
+            return tune.perturb(k - self.probe_pairs, draws);
+        }
+        // θ+ is the start moved by the probe's perturbation, θ− the start; one u rounds
+        // both.
+        let u = draws.unit();
+        let mut pair = Pair {
+            flips: vec![],
+            plus: vec![],
+            minus: vec![],
+        };
+        for (p, q) in self.params.iter().zip(&self.requests) {
+            let flip = draws.flip();
+            let d = f64::from(flip) * self.probe.scale * q.prior_c();
+            let s = p.start;
+            pair.flips.push(flip);
+            pair.plus.push(p.clamp((s + d + u).floor()) as i32);
+            pair.minus.push(p.clamp((s + u).floor()) as i32);
+        }
+        pair
+    }
+
+    fn update(&mut self, k: u64, pair: &Pair, wins_minus_losses: i32) {
+        if let Some(tune) = &mut self.tune {
+            tune.update(k - self.probe_pairs, pair, wins_minus_losses);
+            return;
+        }
+        self.probe.record(wins_minus_losses);
+        if self.probe.pairs == self.stage_pairs {
+            self.probe = Probe::at(self.probe.next_scale(self.params.len()));
+            if k >= self.probe_pairs {
+                self.begin_tune(self.probe.scale);
+            }
+        }
+    }
+
+    fn theta(&self) -> &[f64] {
+        match &self.tune {
+            Some(tune) => tune.theta(),
+            None => &self.start,
+        }
+    }
+
+    fn result(&self) -> Vec<f64> {
+        match &self.tune {
+            Some(tune) => tune.result(),
+            None => self.start.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::scripted::Script;
+    use super::*;
+
+    #[test]
+    fn the_probe_plays_the_start_against_the_perturbation_then_shrinks_c() {
+        let params = vec![Param::new(150.0, 0, 200, None, None); 2];
+        let probe = ProbePlan {
+            share: 0.2,
+            stages: 2,
+        };
+        let mut rules = Designed::new(params, 100, probe, 0.5);
+        // Prior c = 50; u = 0.5, flips +1, −1: 200.5 (clamped to 200) and 100.5.
+        let pair = rules.perturb(1, &mut Script::new(&[1, -1], &[0.5]));
+        assert_eq!(pair.plus, vec![200, 100]);
+        assert_eq!(pair.minus, vec![150, 150]);
+        // Two stages of ten pairs, the perturbed side losing every game: a cost far
+        // above the target, so c shrinks after each.
+        for k in 1..=20 {
+            assert!(rules.c_scale().is_none());
+            rules.update(k, &pair, -2);
+        }
+        let scale = rules.c_scale().unwrap();
+        assert!(scale < 0.1 && scale > 0.0, "{scale}");
+        // The tune's pairs are centred on the start, c = 50 × the scale apart.
+        let tuned = rules.perturb(21, &mut Script::new(&[1, 1], &[0.0]));
+        let half = f64::from(tuned.plus[0] - tuned.minus[0]) / 2.0;
+        assert!((half - 50.0 * scale).abs() <= 1.0, "{tuned:?} {scale}");
+    }
+}
