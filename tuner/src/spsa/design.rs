@@ -12,8 +12,14 @@
 //!   [`COST_TARGET`] Elo. Larger c is faster on quadratic bowls but biased where the
 //!   landscape is not quadratic (a cliff beyond the optimum); the target is where the
 //!   simulator's bowls and cliffs (`tuner simulate --landscape asymmetric`) balance.
-//! - **r** shrinks the start's offset by e³ over the budget:
-//!   r = 3·C/(4·games·cost), C = 800/ln 10.
+//! - **r** leaves a noise ball around the optimum of [`PRECISION`] Elo (95%, all
+//!   parameters together): r = 8·precision/(C·χ²₀.₉₅(n)·σ²) with C = 800/ln 10,
+//!   Autoselect's formula. It does not depend on the budget: a longer run averages
+//!   longer and recovers directions flatter than the model assumes (where an r that
+//!   shrinks with the budget never catches up), a shorter one moves values slowly
+//!   instead of scattering them.
+//! - **the games it needs**: with that r the start's offset shrinks by e per
+//!   C/(4·r·cost) games; the plan is three of those, 3·C²·χ²·σ²/(32·precision·cost).
 //! - the gains are **constant** and the result is θ **averaged over the last half**.
 //!
 //! What a perturbation costs is not known before playing. Where the file gives a
@@ -28,6 +34,11 @@ use super::rules::autoselect::{ELO_PER_SCORE, chi_squared_quantile};
 
 /// Elo a perturbation of c should cost, per parameter.
 pub const COST_TARGET: f64 = 0.5;
+/// The precision (Elo, 95%, all parameters together) the noise of a run may cost.
+pub const PRECISION: f64 = 0.5;
+/// Variance of one game's W − L at equal strength before any game is measured: a draw
+/// ratio of 0.61, fishtest's reference.
+pub const PRIOR_GAME_VARIANCE: f64 = 0.39;
 /// The share of the run, at its end, whose θ are averaged into the result.
 pub const AVERAGE_FRACTION: f64 = 0.5;
 /// c as a share of the range when neither the file nor a probe says better.
@@ -52,9 +63,16 @@ impl Request {
     }
 }
 
-/// r for `games` games when every c costs `cost` Elo: the start's offset shrinks by e³.
-pub fn r_for(games: f64, cost: f64) -> f64 {
-    LIFETIMES * ELO_PER_SCORE / (4.0 * games.max(1.0) * cost)
+/// The r whose noise ball around the optimum of `n` parameters is `precision` Elo
+/// (95%): 8·precision/(C·χ²₀.₉₅(n)·σ²).
+pub fn r_within(precision: f64, n: usize, game_variance: f64) -> f64 {
+    let chi2 = chi_squared_quantile(0.95, n.max(1));
+    8.0 * precision / (ELO_PER_SCORE * chi2 * game_variance)
+}
+
+/// The design's r for `n` parameters.
+pub fn designed_r(n: usize) -> f64 {
+    r_within(PRECISION, n, PRIOR_GAME_VARIANCE)
 }
 
 /// The games the design needs to end within `precision` Elo (95%) when every c costs
@@ -75,14 +93,14 @@ pub struct Gains {
     pub designed_r: bool,
 }
 
-/// The gains for `games` games: the file's values where given, the design's elsewhere,
-/// with every designed c multiplied by `c_scale` (a probe's answer; 1 without one).
-pub fn gains(requests: &[Request], games: f64, c_scale: f64) -> Vec<Gains> {
+/// The gains: the file's values where given, the design's elsewhere, with every
+/// designed c multiplied by `c_scale` (a probe's answer; 1 without one).
+pub fn gains(requests: &[Request], c_scale: f64) -> Vec<Gains> {
     requests
         .iter()
         .map(|q| Gains {
             c: q.c_end.unwrap_or(q.prior_c() * c_scale),
-            r: q.r_end.unwrap_or_else(|| r_for(games, COST_TARGET)),
+            r: q.r_end.unwrap_or_else(|| designed_r(requests.len())),
             designed_c: q.c_end.is_none(),
             designed_r: q.r_end.is_none(),
         })
@@ -153,27 +171,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn r_shrinks_the_offset_by_e_cubed_over_the_budget() {
-        // λ = C/(4·r·cost) games per factor e; the budget holds three.
-        let r = r_for(30_000.0, 0.5);
-        let lambda = ELO_PER_SCORE / (4.0 * r * 0.5);
-        assert!((30_000.0 / lambda - 3.0).abs() < 1e-12);
-        // Autoselect's plan for 4 parameters worth 2 Elo at c = range/6 (cost 2/9):
-        // 376,868 games, with its r = 0.0031114.
-        assert!((r_for(376_868.0, 2.0 / 9.0) - 0.0031114).abs() < 1e-6);
-    }
-
-    #[test]
-    fn the_guarantee_and_the_games_agree() {
-        for n in [1, 4, 16, 77] {
-            // The r for those games leaves a noise ball of r·C·χ²₀.₉₅(n)·σ²/8 = 0.5 Elo.
-            let games = games_for(0.5, n, 0.39, 0.5);
-            let chi2 = chi_squared_quantile(0.95, n);
-            let p = r_for(games, 0.5) * ELO_PER_SCORE * chi2 * 0.39 / 8.0;
-            assert!((p - 0.5).abs() < 1e-9, "n = {n}: {p}");
-        }
-        // Autoselect's published n = 4 figure at its cost of 2/9 Elo.
+    fn r_and_the_games_follow_autoselects_formulas() {
+        // Autoselect's r for 4 parameters at 0.5 Elo: 0.0031114; its plan at its cost
+        // of 2/9 Elo (worth 2 Elo at the edge, c a sixth of the range): 376,868 games.
+        assert!((r_within(0.5, 4, 0.39) - 0.0031114).abs() < 1e-6);
         assert!((games_for(0.5, 4, 0.39, 2.0 / 9.0) - 376_868.0).abs() < 2.0);
+        // With r the start's offset shrinks by e per C/(4·r·cost) games: the plan
+        // holds three such lifetimes, whatever n.
+        for n in [1, 4, 16, 77] {
+            let r = r_within(0.5, n, 0.39);
+            let lifetime = ELO_PER_SCORE / (4.0 * r * 0.5);
+            let games = games_for(0.5, n, 0.39, 0.5);
+            assert!((games / lifetime - 3.0).abs() < 1e-9, "n = {n}");
+        }
+        // More parameters: a smaller r, so that their noise adds up to the same.
+        assert!(designed_r(77) < designed_r(4) / 8.0);
     }
 
     #[test]
@@ -186,7 +198,6 @@ mod tests {
         };
         let g = gains(
             &[q(None, None), q(Some(3.0), None), q(Some(3.0), Some(0.01))],
-            10_000.0,
             2.0,
         );
         assert_eq!(
@@ -198,7 +209,7 @@ mod tests {
             (3.0, false, true)
         );
         assert_eq!((g[2].c, g[2].r), (3.0, 0.01));
-        assert_eq!(g[0].r, r_for(10_000.0, COST_TARGET));
+        assert_eq!((g[0].r, g[1].r), (designed_r(3), designed_r(3)));
     }
 
     #[test]

@@ -4,8 +4,8 @@
 //! against the start moved by the designed perturbations (random signs, one rounding
 //! draw), and after each stage every designed c shrinks if the games show that the
 //! perturbation costs clearly more than [`COST_TARGET`](crate::spsa::design::COST_TARGET)
-//! Elo a parameter. r is then the design's for the pairs left, and those pairs run
-//! Occam's mechanics with constant gains, the result θ averaged over their last half.
+//! Elo a parameter. The pairs left run Occam's mechanics with the design's constant
+//! gains, the result θ averaged over their last half.
 
 use super::{Draws, Occam, Pair, Param, Rules};
 use crate::spsa::design::{self, Probe, Request};
@@ -87,7 +87,7 @@ impl Designed {
 
     fn begin_tune(&mut self, c_scale: f64) {
         let left = (self.pairs - self.probe_pairs).max(1);
-        let gains = design::gains(&self.requests, 2.0 * left as f64, c_scale);
+        let gains = design::gains(&self.requests, c_scale);
         let params = self
             .params
             .iter()
