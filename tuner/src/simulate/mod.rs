@@ -54,12 +54,7 @@ pub struct Args {
     pub draw_ratio: f64,
     /// Measured pair outcomes at equal strength instead of --draw-ratio: counts or
     /// frequencies of LL, LD, DD+WL, WD, WW (e.g. an SPSA journal's penta counts).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        num_args = 5,
-        value_name = "LL,LD,DD,WD,WW"
-    )]
+    #[arg(long, value_delimiter = ',', value_name = "LL,LD,DD,WD,WW")]
     pub penta: Option<Vec<f64>>,
     /// c_end as a multiple of range/20 (Stockfish's TUNE default); a comma-separated
     /// list sweeps each and reports the best.
@@ -137,7 +132,12 @@ fn simulate(args: &Args) -> Result<()> {
     );
     let outcome = match &args.penta {
         Some(counts) => {
-            let counts: [f64; 5] = counts.as_slice().try_into().context("--penta: 5 numbers")?;
+            let counts: [f64; 5] = counts.as_slice().try_into().map_err(|_| {
+                anyhow::anyhow!(
+                    "--penta takes 5 comma-separated numbers (LL,LD,DD,WD,WW), got {}",
+                    counts.len()
+                )
+            })?;
             if counts.iter().any(|&c| c < 0.0) || counts.iter().sum::<f64>() <= 0.0 {
                 bail!("--penta: counts must be non-negative and not all zero");
             }

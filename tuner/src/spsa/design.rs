@@ -70,9 +70,10 @@ pub fn r_within(precision: f64, n: usize, game_variance: f64) -> f64 {
     8.0 * precision / (ELO_PER_SCORE * chi2 * game_variance)
 }
 
-/// The design's r for `n` parameters.
-pub fn designed_r(n: usize) -> f64 {
-    r_within(PRECISION, n, PRIOR_GAME_VARIANCE)
+/// The design's r for `n` parameters and games whose W − L varies by `game_variance`
+/// at equal strength ([`PRIOR_GAME_VARIANCE`] until games have measured it).
+pub fn designed_r(n: usize, game_variance: f64) -> f64 {
+    r_within(PRECISION, n, game_variance)
 }
 
 /// The games the design needs to end within `precision` Elo (95%) when every c costs
@@ -94,13 +95,15 @@ pub struct Gains {
 }
 
 /// The gains: the file's values where given, the design's elsewhere, with every
-/// designed c multiplied by `c_scale` (a probe's answer; 1 without one).
-pub fn gains(requests: &[Request], c_scale: f64) -> Vec<Gains> {
+/// designed c multiplied by `c_scale` (a probe's answer; 1 without one) and r for
+/// games of `game_variance`.
+pub fn gains(requests: &[Request], c_scale: f64, game_variance: f64) -> Vec<Gains> {
     requests
         .iter()
         .map(|q| Gains {
             c: q.c_end.unwrap_or(q.prior_c() * c_scale),
-            r: q.r_end.unwrap_or_else(|| designed_r(requests.len())),
+            r: q.r_end
+                .unwrap_or_else(|| designed_r(requests.len(), game_variance)),
             designed_c: q.c_end.is_none(),
             designed_r: q.r_end.is_none(),
         })
@@ -150,6 +153,16 @@ impl Probe {
         (-mean * per_unit, per_unit * (variance / n).sqrt())
     }
 
+    /// The variance of one game's W − L measured by the stage (half its pairs'),
+    /// `None` before it has played a few pairs.
+    pub fn game_variance(&self) -> Option<f64> {
+        (self.pairs >= 30).then(|| {
+            let n = self.pairs as f64;
+            let mean = self.wins_minus_losses as f64 / n;
+            (self.squares as f64 / n - mean * mean) / 2.0
+        })
+    }
+
     /// The scale for the next stage: smaller when the cost's lower 95% bound (two
     /// standard errors) exceeds the target for `n` parameters, by the square root of
     /// the ratio (the quadratic model); the same scale otherwise. A probe that cannot
@@ -185,7 +198,9 @@ mod tests {
             assert!((games / lifetime - 3.0).abs() < 1e-9, "n = {n}");
         }
         // More parameters: a smaller r, so that their noise adds up to the same.
-        assert!(designed_r(77) < designed_r(4) / 8.0);
+        assert!(designed_r(77, 0.39) < designed_r(4, 0.39) / 8.0);
+        // Noisier games: a smaller r for the same noise ball.
+        assert!((designed_r(4, 0.78) - designed_r(4, 0.39) / 2.0).abs() < 1e-15);
     }
 
     #[test]
@@ -199,6 +214,7 @@ mod tests {
         let g = gains(
             &[q(None, None), q(Some(3.0), None), q(Some(3.0), Some(0.01))],
             2.0,
+            PRIOR_GAME_VARIANCE,
         );
         assert_eq!(
             (g[0].c, g[0].designed_c, g[0].designed_r),
@@ -209,7 +225,8 @@ mod tests {
             (3.0, false, true)
         );
         assert_eq!((g[2].c, g[2].r), (3.0, 0.01));
-        assert_eq!((g[0].r, g[1].r), (designed_r(3), designed_r(3)));
+        let r = designed_r(3, PRIOR_GAME_VARIANCE);
+        assert_eq!((g[0].r, g[1].r), (r, r));
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! against the start moved by the designed perturbations (random signs, one rounding
 //! draw), and after each stage every designed c shrinks if the games show that the
 //! perturbation costs clearly more than [`COST_TARGET`](crate::spsa::design::COST_TARGET)
-//! Elo a parameter. The pairs left run Occam's mechanics with the design's constant
+//! Elo a parameter. The probe's pairs also measure how much a pair's result varies,
+//! which sets r. The pairs left run Occam's mechanics with the design's constant
 //! gains, the result θ averaged over their last half.
 
 use super::{Draws, Occam, Pair, Param, Rules};
@@ -35,6 +36,8 @@ pub struct Designed {
     probe_pairs: u64,
     stage_pairs: u64,
     probe: Probe,
+    /// Σ over finished stages of (pairs, pairs × measured game variance).
+    measured: (f64, f64),
     average_fraction: f64,
     /// The constant-gain run after the probe.
     tune: Option<Occam>,
@@ -70,6 +73,7 @@ impl Designed {
             probe_pairs,
             stage_pairs,
             probe: Probe::at(1.0),
+            measured: (0.0, 0.0),
             average_fraction,
             tune: None,
         };
@@ -87,7 +91,13 @@ impl Designed {
 
     fn begin_tune(&mut self, c_scale: f64) {
         let left = (self.pairs - self.probe_pairs).max(1);
-        let gains = design::gains(&self.requests, c_scale);
+        let (pairs, sum) = self.measured;
+        let variance = if pairs > 0.0 {
+            sum / pairs
+        } else {
+            design::PRIOR_GAME_VARIANCE
+        };
+        let gains = design::gains(&self.requests, c_scale, variance);
         let params = self
             .params
             .iter()
@@ -138,6 +148,10 @@ impl Rules for Designed {
         }
         self.probe.record(wins_minus_losses);
         if self.probe.pairs == self.stage_pairs {
+            if let Some(v) = self.probe.game_variance() {
+                let n = self.probe.pairs as f64;
+                self.measured = (self.measured.0 + n, self.measured.1 + n * v);
+            }
             self.probe = Probe::at(self.probe.next_scale(self.params.len()));
             if k >= self.probe_pairs {
                 self.begin_tune(self.probe.scale);
