@@ -545,10 +545,10 @@ fn plan_lines(config: &RunConfig, sources: &[(Source, Source)], output: Output) 
     let n = config.params.len();
     let result = match output {
         Output::Average => format!(
-            "the result θ averaged over the last {}% of the pairs",
+            "result: θ averaged over the last {}% of the pairs",
             short(100.0 * config.average_fraction)
         ),
-        Output::Last => "the result the last θ (--output last)".to_string(),
+        Output::Last => "result: the last θ (--output last)".to_string(),
     };
     let mut lines = vec![if config.designed {
         format!(
