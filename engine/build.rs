@@ -64,6 +64,8 @@ fn main() {
 
     out.push_str("/// Every parameter's name, values, bounds and SPSA constants, in file order.\n");
     out.push_str("pub static PARAM_SPECS: [ParamSpec; PARAM_COUNT] = [\n");
+    // `c_end`/`r_end` are optional: their Debug form is the Rust expression `Some(2.0)`
+    // or `None`.
     for p in &params {
         let _ = writeln!(
             out,

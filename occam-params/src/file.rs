@@ -32,8 +32,8 @@ struct RawEntry {
     legacy_start: Option<i32>,
     min: i32,
     max: i32,
-    c_end: f64,
-    r_end: f64,
+    c_end: Option<f64>,
+    r_end: Option<f64>,
     unit: String,
     description: String,
     #[serde(default)]
@@ -640,6 +640,67 @@ mod tests {
         assert!(ParamFile::parse(Path::new("bad.json"), "{".to_string()).is_err());
     }
 
+    #[test]
+    fn c_end_and_r_end_may_be_left_to_the_design() {
+        let designed = ENTRY.replace(", \"c_end\": 1, \"r_end\": 0.002", "");
+        assert!(!designed.contains("c_end") && !designed.contains("r_end"));
+        let c_only = ENTRY
+            .replace(", \"r_end\": 0.002", "")
+            .replace("razor_base", "razor_max");
+        let text = doc(&[
+            format!("{{{designed}, \"start\": 1}}"),
+            format!("{{{c_only}, \"start\": 2}}"),
+        ]);
+        let dir = scratch("designed");
+        let path = dir.join("designed.json");
+        fs::write(&path, &text).unwrap();
+        let mut f = ParamFile::load(&path).unwrap();
+        assert_eq!(
+            (f.entries[0].c_end, f.entries[0].r_end),
+            (None, None),
+            "absent, not defaulted"
+        );
+        assert_eq!((f.entries[1].c_end, f.entries[1].r_end), (Some(1.0), None));
+        // A value write-back keeps the absent fields absent and the given ones as they are.
+        f.write_values(&[7, 3]).unwrap();
+        let written = fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            written,
+            text.replacen("\"value\": 1", "\"value\": 7", 1).replacen(
+                "\"value\": 1",
+                "\"value\": 3",
+                1
+            )
+        );
+        assert_eq!(f.entries[0].value, 7);
+        assert_eq!((f.entries[0].c_end, f.entries[1].c_end), (None, Some(1.0)));
+        // Written back unchanged, the text is the same byte for byte.
+        f.write_values(&[1, 1]).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), text);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_given_c_end_must_still_be_positive() {
+        for bad in ["0", "-1", "-0.5"] {
+            let entry = format!("{{{ENTRY}, \"start\": 1}}")
+                .replace("\"c_end\": 1", &format!("\"c_end\": {bad}"));
+            let err = ParamFile::parse(Path::new("bad.json"), doc(&[entry]))
+                .unwrap_err()
+                .to_string();
+            // The schema names the field first; without it the entry check refuses it.
+            let expected = if cfg!(feature = "schema") {
+                "params[0] (razor_base).c_end"
+            } else {
+                "parameter 'razor_base': c_end must be positive and r_end non-negative, got"
+            };
+            assert!(
+                err.starts_with("bad.json: ") && err.contains(expected),
+                "{bad}: {err}"
+            );
+        }
+    }
+
     #[cfg(feature = "schema")]
     #[test]
     fn schema_violations_are_named_by_field() {
@@ -681,8 +742,8 @@ mod tests {
             start: 1,
             min: 0,
             max: 9,
-            c_end: 1.0,
-            r_end: 0.002,
+            c_end: Some(1.0),
+            r_end: Some(0.002),
             unit: "cp",
             description: "d",
             measured_by: MeasuredBy::Any,
@@ -693,8 +754,8 @@ mod tests {
             start: 1,
             min: 0,
             max: 5,
-            c_end: 1.0,
-            r_end: 0.002,
+            c_end: Some(1.0),
+            r_end: Some(0.002),
             unit: "cp",
             description: "d",
             measured_by: MeasuredBy::Any,

@@ -14,10 +14,11 @@ pub struct Param<S = String> {
     pub start: i32,
     pub min: i32,
     pub max: i32,
-    /// SPSA perturbation size at the end of a tune, in the parameter's unit.
-    pub c_end: f64,
-    /// SPSA learning rate at the end of a tune.
-    pub r_end: f64,
+    /// SPSA perturbation size at the end of a tune, in the parameter's unit; absent
+    /// (`None`), `tuner spsa` designs it.
+    pub c_end: Option<f64>,
+    /// SPSA learning rate at the end of a tune; absent (`None`), `tuner spsa` designs it.
+    pub r_end: Option<f64>,
     pub unit: S,
     pub description: S,
     /// Which games can measure it (JSON `measured_by`; absent means any).
@@ -61,8 +62,15 @@ impl<S: AsRef<str>> Param<S> {
         }
     }
 
+    /// The file's `c_end` and `r_end` when it gives both (what OpenBench's SPSA input
+    /// needs); `None` when either is left to the design.
+    pub fn ends(&self) -> Option<(f64, f64)> {
+        self.c_end.zip(self.r_end)
+    }
+
     /// Every rule an entry obeys beyond its JSON types: names become Rust identifiers,
-    /// `min <= max`, `value` and `start` lie within them, and SPSA can use `c_end`/`r_end`.
+    /// `min <= max`, `value` and `start` lie within them, and SPSA can use `c_end`/`r_end`
+    /// where they are given.
     pub fn check(&self) -> Result<(), Error> {
         let name = self.name();
         let snake = name.split('_').all(|w| {
@@ -81,14 +89,14 @@ impl<S: AsRef<str>> Param<S> {
                 self.min, self.max
             )));
         }
-        if !(self.c_end > 0.0
-            && self.c_end.is_finite()
-            && self.r_end >= 0.0
-            && self.r_end.is_finite())
-        {
+        let c_ok = self.c_end.is_none_or(|c| c > 0.0 && c.is_finite());
+        let r_ok = self.r_end.is_none_or(|r| r >= 0.0 && r.is_finite());
+        if !(c_ok && r_ok) {
+            let shown = |v: Option<f64>| v.map_or("none (designed)".to_string(), |v| v.to_string());
             return Err(Error::new(format!(
                 "parameter '{name}': c_end must be positive and r_end non-negative, got {} and {}",
-                self.c_end, self.r_end
+                shown(self.c_end),
+                shown(self.r_end)
             )));
         }
         for (what, v) in [("value", self.value), ("start", self.start)] {
@@ -169,8 +177,8 @@ mod tests {
             start,
             min,
             max,
-            c_end: 1.0,
-            r_end: 0.002,
+            c_end: Some(1.0),
+            r_end: Some(0.002),
             unit: "cp",
             description: "d",
             measured_by: MeasuredBy::Any,
@@ -195,5 +203,46 @@ mod tests {
         let err = entry("x", 1, -1, 0, 9).check().unwrap_err().to_string();
         assert!(err.contains("start -1"), "{err}");
         assert!(entry("x", 1, 1, 9, 0).check().is_err());
+    }
+
+    #[test]
+    fn c_end_and_r_end_are_checked_only_where_given() {
+        let designed = Param {
+            c_end: None,
+            r_end: None,
+            ..entry("razor_base", 1, 2, 0, 9)
+        };
+        assert!(designed.check().is_ok());
+        assert_eq!(designed.ends(), None);
+        assert_eq!(entry("x", 1, 1, 0, 9).ends(), Some((1.0, 0.002)));
+        let c_only = Param {
+            r_end: None,
+            ..entry("x", 1, 1, 0, 9)
+        };
+        assert!(c_only.check().is_ok());
+        assert_eq!(c_only.ends(), None);
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            for r_end in [None, Some(0.002)] {
+                let e = Param {
+                    c_end: Some(bad),
+                    r_end,
+                    ..entry("x", 1, 1, 0, 9)
+                };
+                let err = e.check().unwrap_err().to_string();
+                assert!(
+                    err.starts_with(&format!(
+                        "parameter 'x': c_end must be positive and r_end non-negative, got {bad} and "
+                    )),
+                    "{err}"
+                );
+            }
+        }
+        let bad_r = Param {
+            c_end: None,
+            r_end: Some(-0.5),
+            ..entry("x", 1, 1, 0, 9)
+        };
+        let err = bad_r.check().unwrap_err().to_string();
+        assert!(err.ends_with("got none (designed) and -0.5"), "{err}");
     }
 }

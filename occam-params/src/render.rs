@@ -66,20 +66,64 @@ pub fn c_header<S: AsRef<str>>(entries: &[Param<S>], provenance: &[String]) -> S
 /// OpenBench SPSA input: `name, int, value, min, max, c_end, r_end` per line, with
 /// no newline after the last one: OpenBench's server splits the text on `\n` and
 /// rejects the whole input ("Malformed SPSA Input") for a trailing empty piece.
-pub fn openbench<S: AsRef<str>>(entries: &[Param<S>]) -> String {
+///
+/// `ends[i]` is the `(c_end, r_end)` written for `entries[i]`, resolved by the caller:
+/// the entry's own where its file gives them ([`Param::ends`]), and for the others
+/// what `tuner export` designs for its planned games (this crate does not design).
+/// An entry with `None` gets the short line `name, int, value, min, max`, which
+/// `tuner spsa` reads as "designed" and OpenBench refuses.
+pub fn openbench<S: AsRef<str>>(entries: &[Param<S>], ends: &[Option<(f64, f64)>]) -> String {
+    assert_eq!(entries.len(), ends.len(), "one (c_end, r_end) per entry");
     entries
         .iter()
-        .map(|e| {
-            format!(
-                "{}, int, {}, {}, {}, {}, {}",
-                e.name(),
-                e.value,
-                e.min,
-                e.max,
-                e.c_end,
-                e.r_end
-            )
+        .zip(ends)
+        .map(|(e, ends)| {
+            let short = format!("{}, int, {}, {}, {}", e.name(), e.value, e.min, e.max);
+            match ends {
+                Some((c_end, r_end)) => format!("{short}, {c_end}, {r_end}"),
+                None => short,
+            }
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MeasuredBy;
+
+    fn entry(name: &str, c_end: Option<f64>, r_end: Option<f64>) -> Param<&str> {
+        Param {
+            name,
+            value: 20,
+            start: 20,
+            min: 5,
+            max: 150,
+            c_end,
+            r_end,
+            unit: "cp",
+            description: "d",
+            measured_by: MeasuredBy::Any,
+        }
+    }
+
+    #[test]
+    fn openbench_lines_carry_the_ends_they_are_given() {
+        let entries = [
+            entry("given", Some(2.0), Some(0.002)),
+            entry("designed", None, None),
+            entry("half", Some(3.0), None),
+        ];
+        let own: Vec<_> = entries.iter().map(Param::ends).collect();
+        assert_eq!(
+            openbench(&entries, &own),
+            "given, int, 20, 5, 150, 2, 0.002\ndesigned, int, 20, 5, 150\nhalf, int, 20, 5, 150"
+        );
+        let resolved = [Some((2.0, 0.002)), Some((36.25, 0.13)), Some((3.0, 0.13))];
+        assert_eq!(
+            openbench(&entries, &resolved),
+            "given, int, 20, 5, 150, 2, 0.002\ndesigned, int, 20, 5, 150, 36.25, 0.13\nhalf, int, 20, 5, 150, 3, 0.13"
+        );
+    }
 }

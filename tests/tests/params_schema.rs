@@ -72,9 +72,20 @@ fn the_checks_reject_broken_files() {
     );
     assert!(
         broken(&|d| {
-            first(d).as_object_mut().unwrap().remove("c_end");
+            first(d).as_object_mut().unwrap().remove("min");
         }),
         "missing key"
+    );
+    // c_end and r_end are optional (the tuner designs them), but a given one is checked.
+    let mut designed = good.clone();
+    for key in ["c_end", "r_end"] {
+        first(&mut designed).as_object_mut().unwrap().remove(key);
+    }
+    assert!(check(&designed).is_ok(), "c_end and r_end left out");
+    assert!(broken(&|d| first(d)["c_end"] = Value::from(0)), "c_end 0");
+    assert!(
+        broken(&|d| first(d)["r_end"] = Value::from(-0.001)),
+        "negative r_end"
     );
     assert!(
         broken(&|d| first(d)["extra"] = Value::from(1)),

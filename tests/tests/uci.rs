@@ -197,7 +197,11 @@ fn setoption_of_a_parameter_changes_params_output() {
         changed[0].1,
         &format!(
             "{}, int, {new_value}, {}, {}, {}, {}",
-            spec.name, spec.min, spec.max, spec.c_end, spec.r_end
+            spec.name,
+            spec.min,
+            spec.max,
+            spec.c_end.unwrap(),
+            spec.r_end.unwrap()
         )
     );
 }

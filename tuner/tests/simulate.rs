@@ -6,7 +6,14 @@ use common::{text, tuner};
 
 #[test]
 fn every_rule_set_runs_on_every_landscape() {
-    for rules in ["fishtest", "autoselect", "openbench", "occam", "designed"] {
+    for rules in [
+        "fishtest",
+        "autoselect",
+        "openbench",
+        "occam",
+        "constant",
+        "design",
+    ] {
         for landscape in ["bowls", "unequal", "quartic", "asymmetric", "correlated"] {
             let out = tuner(&[
                 "simulate",

@@ -629,3 +629,186 @@ fn r_end_sets_the_rate_of_the_run_not_of_the_file() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// C = 800/ln 10: Elo per unit of score near an even score.
+const ELO_PER_SCORE: f64 = 800.0 / std::f64::consts::LN_10;
+
+/// The design's r for `games` games: the start's offset shrinks by e³
+/// (3·C/(4·games·0.5), 0.5 Elo the cost of a designed perturbation).
+fn designed_r(games: f64) -> f64 {
+    3.0 * ELO_PER_SCORE / (4.0 * games * 0.5)
+}
+
+/// A scratch copy of params/search.json whose first two parameters leave `c_end` and
+/// `r_end` out (the zero-configuration form); their names, and the next two's.
+fn designed_scratch(name: &str) -> (PathBuf, PathBuf, Vec<String>) {
+    let (dir, file) = scratch(name);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut stripped = 0;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            if stripped < 2 && line.contains("\"c_end\"") {
+                stripped += 1;
+                let json: serde_json::Value =
+                    serde_json::from_str(line.trim().trim_end_matches(',')).unwrap();
+                let ends = format!(
+                    ", \"c_end\": {}, \"r_end\": {}",
+                    json["c_end"], json["r_end"]
+                );
+                assert!(line.contains(&ends), "{line}");
+                line.replacen(&ends, "", 1)
+            } else {
+                line.to_string()
+            }
+        })
+        .collect();
+    let mut out = lines.join("\n");
+    if text.ends_with('\n') {
+        out.push('\n');
+    }
+    std::fs::write(&file, &out).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let names = json["params"].as_array().unwrap()[..4]
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect();
+    (dir, file, names)
+}
+
+/// The entry of `name` in an Occam parameter file's text.
+fn entry<'a>(json: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    json["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap()
+}
+
+#[test]
+fn a_file_without_c_end_and_r_end_plays_the_design_and_prints_its_plan() {
+    let (dir, file, names) = designed_scratch("designed");
+    let before = std::fs::read_to_string(&file).unwrap();
+    let file_json: serde_json::Value = serde_json::from_str(&before).unwrap();
+    assert!(entry(&file_json, &names[0]).get("c_end").is_none());
+    let params = names.join(",");
+    let out = spsa(
+        &file,
+        &words(&format!("--pairs 4 --threads 1 --params {params}")),
+    );
+    let all = succeeded(&out);
+    // The plan: constant gains, each parameter's c and r and where they come from, and
+    // the games the design expects beside the planned 8.
+    assert!(
+        all.contains("spsa: plan: constant gains") && all.contains("last 50% of the pairs"),
+        "{all}"
+    );
+    let row = |name: &str| {
+        all.lines()
+            .find(|l| l.starts_with(&format!("spsa:   {name} ")))
+            .unwrap_or_else(|| panic!("no plan row for {name}: {all}"))
+            .to_string()
+    };
+    for name in &names[..2] {
+        assert!(row(name).ends_with("(designed)"), "{}", row(name));
+    }
+    for name in &names[2..] {
+        assert!(row(name).ends_with("(file)"), "{}", row(name));
+    }
+    assert!(
+        all.contains("spsa: planned 8 games; the design expects about ")
+            && all.contains(" games to end within 0.5 Elo of the optimum of a quadratic landscape"),
+        "{all}"
+    );
+    // The journal's header: a constant schedule, the designed c and r for the two
+    // parameters without them, the file's for the others, the last half averaged.
+    let journal = std::fs::read_to_string(dir.join("runs/search.spsa.jsonl")).unwrap();
+    let header: serde_json::Value = serde_json::from_str(journal.lines().next().unwrap()).unwrap();
+    assert_eq!(header["designed"], true, "{header}");
+    assert_eq!(header["average_fraction"], 0.5, "{header}");
+    for key in ["alpha", "gamma", "big_a"] {
+        assert_eq!(header["hyper"][key].as_f64(), Some(0.0), "{header}");
+    }
+    let tuned = header["params"].as_array().unwrap();
+    assert_eq!(tuned.len(), 4, "{header}");
+    for (p, name) in tuned.iter().zip(&names) {
+        assert_eq!(&p["name"], name.as_str());
+        let e = entry(&file_json, name);
+        let (c, r) = (p["c_end"].as_f64().unwrap(), p["r_end"].as_f64().unwrap());
+        if e.get("c_end").is_none() {
+            let range = (e["max"].as_f64().unwrap() - e["min"].as_f64().unwrap()) / 4.0;
+            assert_eq!(c, range, "{name}: a quarter of the range");
+            assert!((r - designed_r(8.0)).abs() < 1e-12, "{name}: {r}");
+        } else {
+            assert_eq!(
+                (c, r),
+                (e["c_end"].as_f64().unwrap(), e["r_end"].as_f64().unwrap())
+            );
+        }
+    }
+    // Only values changed: the absent fields stay absent, the given ones as they were.
+    let after = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(without_values(&after), without_values(&before));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_file_that_gives_every_c_end_and_r_end_keeps_the_decaying_schedule() {
+    let (dir, file) = scratch("decaying");
+    let all = succeeded(&spsa_two(&file, "--pairs 2 --threads 1 --no-write", &[]));
+    assert!(
+        all.contains("spsa: plan: fishtest's decaying gains")
+            && all.contains("last 25% of the pairs"),
+        "{all}"
+    );
+    assert!(
+        !all.contains("designed") && !all.contains("the design expects"),
+        "{all}"
+    );
+    let journal = std::fs::read_to_string(dir.join("runs/search.spsa.jsonl")).unwrap();
+    let header = journal.lines().next().unwrap();
+    // The header is what it was before runs could be designed: no `designed` key.
+    assert!(!header.contains("designed"), "{header}");
+    let header: serde_json::Value = serde_json::from_str(header).unwrap();
+    assert_eq!(header["hyper"]["alpha"], 0.602);
+    assert_eq!(header["average_fraction"], 0.25);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn export_to_openbench_designs_the_c_end_and_r_end_a_file_leaves_out() {
+    let (dir, file, names) = designed_scratch("export");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let rounded = |x: f64| -> f64 { format!("{x:.3e}").parse().unwrap() };
+    for (pairs, extra) in [(2000.0, vec![]), (500.0, vec!["--pairs", "500"])] {
+        let mut args = vec!["export", file.to_str().unwrap(), "--format", "openbench"];
+        args.extend(extra);
+        let out = tuner_in(&dir, &args);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        succeeded(&out);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), json["params"].as_array().unwrap().len());
+        for (line, p) in lines.iter().zip(json["params"].as_array().unwrap()) {
+            let fields: Vec<&str> = line.split(", ").collect();
+            assert_eq!(fields.len(), 7, "{line}");
+            let (c, r): (f64, f64) = (fields[5].parse().unwrap(), fields[6].parse().unwrap());
+            if names[..2].iter().any(|n| p["name"] == n.as_str()) {
+                let range = (p["max"].as_f64().unwrap() - p["min"].as_f64().unwrap()) / 4.0;
+                assert_eq!(c, rounded(range), "{line}");
+                assert_eq!(r, rounded(designed_r(2.0 * pairs)), "{line}");
+            } else {
+                assert_eq!(
+                    (fields[5], fields[6]),
+                    (
+                        p["c_end"].to_string().as_str(),
+                        p["r_end"].to_string().as_str()
+                    ),
+                    "{line}"
+                );
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

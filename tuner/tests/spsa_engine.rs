@@ -321,3 +321,52 @@ fn parameter_lists_are_checked_and_written_in_their_format() {
     assert_eq!(after, expected);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An OpenBench line of five fields (`name, int, value, min, max`) leaves c_end and
+/// r_end to the design: the run plays it, and the list is written back in its layout.
+#[test]
+fn an_openbench_list_may_leave_c_end_and_r_end_to_the_design() {
+    let dir = scratch("designed");
+    let list = dir.join("e.spsa");
+    let start = "asp_delta, int, 20, 5, 61\nrfp_margin, int, 80, 20, 200, 5, 0.002\n";
+    std::fs::write(&list, start).unwrap();
+    let mut args = strings(&["spsa", list.to_str().unwrap(), "--engine"]);
+    args.push(format!("cmd={}", occam_binary().display()));
+    args.extend(strings(&[
+        "--pairs",
+        "2",
+        "--nodes",
+        "300",
+        "--max-plies",
+        "60",
+        "--threads",
+        "1",
+    ]));
+    let out = tuner(&dir, &args, &[]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert!(all.contains("spsa: plan: constant gains"), "{all}");
+    let journal = std::fs::read_to_string(dir.join("runs/e.spsa.jsonl")).unwrap();
+    let header: serde_json::Value = serde_json::from_str(journal.lines().next().unwrap()).unwrap();
+    assert_eq!(header["designed"], true, "{header}");
+    let ends = |i: usize| {
+        let p = &header["params"][i];
+        (p["c_end"].as_f64().unwrap(), p["r_end"].as_f64().unwrap())
+    };
+    // A quarter of [5, 61]; the other line's own c_end and r_end.
+    assert_eq!(ends(0).0, 14.0);
+    assert_eq!(ends(1), (5.0, 0.002));
+    let after = std::fs::read_to_string(&list).unwrap();
+    let values: Vec<&str> = after
+        .lines()
+        .map(|l| l.split(", ").nth(2).unwrap())
+        .collect();
+    assert_eq!(
+        after,
+        format!(
+            "asp_delta, int, {}, 5, 61\nrfp_margin, int, {}, 20, 200, 5, 0.002\n",
+            values[0], values[1]
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

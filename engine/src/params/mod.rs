@@ -106,9 +106,13 @@ impl Params {
         index_of(name).map(|i| self.get(i))
     }
 
-    /// All parameters with their current values, one OpenBench SPSA line each.
+    /// All parameters with their current values, one OpenBench SPSA line each (the
+    /// short `name, int, value, min, max` for one whose file leaves `c_end`/`r_end` to
+    /// the tuner's design: `tuner export --format openbench` writes the designed ones).
     pub fn openbench_lines(&self) -> String {
-        occam_params::render::openbench(&self.render_entries())
+        let entries = self.render_entries();
+        let ends: Vec<_> = entries.iter().map(ParamSpec::ends).collect();
+        occam_params::render::openbench(&entries, &ends)
     }
 
     /// Every parameter with its current value, as the renderers take them.

@@ -1,5 +1,7 @@
 //! `tuner export`: the parameter values as a frozen Rust module, a C header or
-//! OpenBench SPSA input lines.
+//! OpenBench SPSA input lines. OpenBench needs every parameter's `c_end` and `r_end`:
+//! where a file leaves them out, the export writes the design's (`spsa::design`) for
+//! `--pairs` pairs.
 //!
 //! The text comes from `occam_params::render`, the same renderer `engine/build.rs`
 //! uses for the `frozen` feature, so an exported module and the frozen build agree.
@@ -13,6 +15,7 @@ use occam_params::render;
 
 use super::{ParamFile, load_all, write_atomically};
 use crate::run_files;
+use crate::spsa::{DEFAULT_PAIRS, design};
 
 /// Output format of the export.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,7 +24,8 @@ pub enum Format {
     Rust,
     /// A C header of `#define OCCAM_NAME (value)`.
     C,
-    /// OpenBench SPSA input: `name, int, value, min, max, c_end, r_end`.
+    /// OpenBench SPSA input: `name, int, value, min, max, c_end, r_end` (c_end and
+    /// r_end designed for --pairs where a file leaves them out).
     Openbench,
 }
 
@@ -39,17 +43,43 @@ pub struct Args {
     /// Extra provenance line for the header comment (repeatable), e.g. "SPRT: H1 accepted".
     #[arg(long, value_name = "TEXT")]
     pub note: Vec<String>,
+    /// The planned game pairs of the tune that --format openbench writes c_end and r_end
+    /// for, where a file leaves them to the design.
+    #[arg(long, default_value_t = DEFAULT_PAIRS, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub pairs: u64,
+}
+
+/// The `(c_end, r_end)` of every entry for an OpenBench tune of `pairs` pairs: the
+/// file's where given, as written; the design's elsewhere (four significant digits).
+pub fn openbench_ends(entries: &[occam_params::Param], pairs: u64) -> Vec<Option<(f64, f64)>> {
+    let requests: Vec<design::Request> = entries
+        .iter()
+        .map(|e| design::Request {
+            min: f64::from(e.min),
+            max: f64::from(e.max),
+            c_end: e.c_end,
+            r_end: e.r_end,
+        })
+        .collect();
+    design::gains(&requests, 2.0 * pairs as f64, 1.0)
+        .into_iter()
+        .map(|g| {
+            let shown = |v: f64, designed: bool| if designed { design::rounded(v) } else { v };
+            Some((shown(g.c, g.designed_c), shown(g.r, g.designed_r)))
+        })
+        .collect()
 }
 
 /// Renders the `value` of every parameter in `files` (in the given order).
 /// `provenance` lines go into the header comment of the Rust and C formats; the
-/// OpenBench format has no comment syntax, so it carries none.
-pub fn render(files: &[ParamFile], format: Format, provenance: &[String]) -> String {
+/// OpenBench format has no comment syntax, so it carries none, and writes designed
+/// `c_end`/`r_end` for a tune of `pairs` pairs where a file leaves them out.
+pub fn render(files: &[ParamFile], format: Format, provenance: &[String], pairs: u64) -> String {
     let entries: Vec<_> = files.iter().flat_map(|f| &f.entries).cloned().collect();
     match format {
         Format::Rust => render::rust_consts(&entries, provenance),
         Format::C => render::c_header(&entries, provenance),
-        Format::Openbench => render::openbench(&entries),
+        Format::Openbench => render::openbench(&entries, &openbench_ends(&entries, pairs)),
     }
 }
 
@@ -61,7 +91,7 @@ pub fn run(args: Args) -> Result<()> {
         sources.join(", ")
     )];
     provenance.extend(args.note.iter().cloned());
-    let text = render(&files, args.format, &provenance);
+    let text = render(&files, args.format, &provenance, args.pairs);
     match &args.output {
         Some(path) => {
             let _lock = run_files::lock_outputs([(path.as_path(), "--output")])?;
@@ -94,7 +124,12 @@ mod tests {
 
     #[test]
     fn rust_export_declares_every_parameter_value_once() {
-        let text = render(&shipped(), Format::Rust, &["tuned by test".to_string()]);
+        let text = render(
+            &shipped(),
+            Format::Rust,
+            &["tuned by test".to_string()],
+            DEFAULT_PAIRS,
+        );
         assert!(text.contains("// tuned by test"), "{text}");
         for spec in &PARAM_SPECS {
             let decl = format!(
@@ -109,7 +144,12 @@ mod tests {
 
     #[test]
     fn c_export_is_guarded_and_defines_every_parameter() {
-        let text = render(&shipped(), Format::C, &["a */ comment breaker".to_string()]);
+        let text = render(
+            &shipped(),
+            Format::C,
+            &["a */ comment breaker".to_string()],
+            DEFAULT_PAIRS,
+        );
         assert!(text.starts_with("/*"));
         assert_eq!(text.matches("*/").count(), PARAM_SPECS.len() + 2, "{text}");
         assert!(
@@ -156,7 +196,7 @@ mod tests {
 
     #[test]
     fn openbench_export_passes_openbench_input_rules() {
-        let text = render(&shipped(), Format::Openbench, &[]);
+        let text = render(&shipped(), Format::Openbench, &[], DEFAULT_PAIRS);
         assert!(
             !text.ends_with('\n'),
             "a trailing newline is a malformed empty piece"
@@ -169,11 +209,48 @@ mod tests {
 
     #[test]
     fn openbench_export_matches_the_engine_params_command() {
-        let text = render(&shipped(), Format::Openbench, &["ignored".to_string()]);
+        let text = render(
+            &shipped(),
+            Format::Openbench,
+            &["ignored".to_string()],
+            DEFAULT_PAIRS,
+        );
         let exported: BTreeSet<&str> = text.lines().collect();
         let engine = occam::Params::default().openbench_lines();
         let from_engine: BTreeSet<&str> = engine.lines().collect();
         assert_eq!(exported, from_engine);
         assert_eq!(text.lines().count(), PARAM_SPECS.len());
+    }
+
+    #[test]
+    fn openbench_export_designs_what_a_file_leaves_out() {
+        let text = r#"{"group": "x", "description": "d", "params": [
+{"name": "razor_base", "value": 20, "start": 20, "min": 5, "max": 150, "unit": "cp", "description": "d"},
+{"name": "razor_max", "value": 5, "start": 5, "min": 0, "max": 9, "c_end": 1, "r_end": 0.002, "unit": "cp", "description": "d"},
+{"name": "razor_depth", "value": 5, "start": 5, "min": 0, "max": 9, "c_end": 1.5, "unit": "cp", "description": "d"}
+]}"#;
+        let file = ParamFile::parse(Path::new("x.json"), text.to_string()).unwrap();
+        let ends = openbench_ends(&file.entries, 2000);
+        let r = design::rounded(design::r_for(4000.0, design::COST_TARGET));
+        assert_eq!(
+            ends,
+            [
+                Some(((150.0 - 5.0) / 4.0, r)),
+                Some((1.0, 0.002)),
+                Some((1.5, r))
+            ]
+        );
+        let lines = render(std::slice::from_ref(&file), Format::Openbench, &[], 2000);
+        assert_eq!(
+            lines,
+            format!(
+                "razor_base, int, 20, 5, 150, 36.25, {r}\nrazor_max, int, 5, 0, 9, 1, 0.002\nrazor_depth, int, 5, 0, 9, 1.5, {r}"
+            )
+        );
+        openbench_accepts(&lines).unwrap();
+        // A longer tune gets a smaller designed rate; the given values stay.
+        let longer = openbench_ends(&file.entries, 20_000);
+        assert!(longer[0].unwrap().1 < r / 9.0);
+        assert_eq!(longer[1], Some((1.0, 0.002)));
     }
 }

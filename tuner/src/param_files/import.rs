@@ -4,7 +4,7 @@
 //! Input: OpenBench's final values (`name, value` lines as its tune page shows them,
 //! values possibly printed as floats such as `150.0`), a fishtest-style `name,value`
 //! list, or full OpenBench SPSA input lines (`name, int, value, min, max, c_end,
-//! r_end`: the value is taken). Targets: Occam's `params/*.json` or an external
+//! r_end`, or without `c_end, r_end`: the value is taken). Targets: Occam's `params/*.json` or an external
 //! engine's list (OpenBench text, weather-factory config), each written in its own
 //! format. Integers are rounded, values outside a parameter's bounds are clamped (one
 //! message each), unknown names are refused before anything is written, and every
@@ -41,8 +41,8 @@ pub struct Imported {
     pub line: usize,
 }
 
-/// Reads `name, value` (or seven-field OpenBench) lines; blank lines and `#` comments
-/// are skipped. A name given twice is refused.
+/// Reads `name, value` (or seven- or five-field OpenBench) lines; blank lines and `#`
+/// comments are skipped. A name given twice is refused.
 pub fn parse_values(text: &str, source: &str) -> Result<Vec<Imported>> {
     let mut out: Vec<Imported> = Vec::new();
     for (number, raw) in text.lines().enumerate() {
@@ -53,9 +53,9 @@ pub fn parse_values(text: &str, source: &str) -> Result<Vec<Imported>> {
         let fields: Vec<&str> = line.split(',').map(str::trim).collect();
         let (name, value) = match fields[..] {
             [name, value] => (name, value),
-            [name, _kind, value, _, _, _, _] => (name, value),
+            [name, _kind, value, _, _, _, _] | [name, _kind, value, _, _] => (name, value),
             _ => bail!(
-                "{source} line {}: expected `name, value` (or OpenBench's `name, int, value, min, max, c_end, r_end`), got '{line}'",
+                "{source} line {}: expected `name, value` (or OpenBench's `name, int, value, min, max[, c_end, r_end]`), got '{line}'",
                 number + 1
             ),
         };
@@ -228,13 +228,17 @@ mod tests {
 
     #[test]
     fn value_lines_of_every_shape_are_read() {
-        let text =
-            "# final values\nrazor_base, 150.0\r\nlmr_div,2\n\nfut, int, 101, 0, 300, 10, 0.002\n";
+        let text = "# final values\nrazor_base, 150.0\r\nlmr_div,2\n\nfut, int, 101, 0, 300, 10, 0.002\nrfp, int, 70, 0, 200\n";
         let v = parse_values(text, "t").unwrap();
         let pairs: Vec<(&str, f64)> = v.iter().map(|i| (i.name.as_str(), i.value)).collect();
         assert_eq!(
             pairs,
-            [("razor_base", 150.0), ("lmr_div", 2.0), ("fut", 101.0)]
+            [
+                ("razor_base", 150.0),
+                ("lmr_div", 2.0),
+                ("fut", 101.0),
+                ("rfp", 70.0)
+            ]
         );
         for bad in [
             "a",

@@ -4,11 +4,13 @@
 //! Three formats are read, each written back in its own format, changing only the
 //! text of the values (everything else in the file stays byte for byte) and replacing
 //! the file atomically:
-//! - OpenBench SPSA input: `name, int|float, value, min, max, c_end, r_end`, one per line;
+//! - OpenBench SPSA input: `name, int|float, value, min, max, c_end, r_end`, one per line
+//!   (or `name, int|float, value, min, max`: `c_end` and `r_end` left to the design);
 //! - a weather-factory config: `{"name": {"value", "min_value", "max_value", "step"}}`
 //!   (`step` is the perturbation, so it becomes `c_end`; `r_end` is OpenBench's default
 //!   0.002);
-//! - Occam's own `params/*.json` schema (read and written by `occam_params`).
+//! - Occam's own `params/*.json` schema (read and written by `occam_params`), where
+//!   `c_end`/`r_end` may be left out for the design.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -48,8 +50,10 @@ pub struct ExternalParam {
     pub value: f64,
     pub min: f64,
     pub max: f64,
-    pub c_end: f64,
-    pub r_end: f64,
+    /// The perturbation at the end of a tune, if the file gives it (else designed).
+    pub c_end: Option<f64>,
+    /// The learning rate at the end of a tune, if the file gives it (else designed).
+    pub r_end: Option<f64>,
     /// Declared `float` (OpenBench); everything else is an integer.
     pub float: bool,
     /// Which games can measure it (Occam files only; any game otherwise).
@@ -122,7 +126,7 @@ impl ParamList {
         Ok(list)
     }
 
-    /// Bounds, step sizes and unique names.
+    /// Bounds, step sizes (where given) and unique names.
     fn check(&self) -> Result<()> {
         let shown = self.path.display();
         if self.params.is_empty() {
@@ -142,12 +146,15 @@ impl ParamList {
                     p.max
                 );
             }
-            if !(p.c_end > 0.0 && p.c_end.is_finite() && p.r_end > 0.0 && p.r_end.is_finite()) {
+            let positive = |v: Option<f64>| v.is_none_or(|v| v > 0.0 && v.is_finite());
+            if !(positive(p.c_end) && positive(p.r_end)) {
+                let shown_end =
+                    |v: Option<f64>| v.map_or("none (designed)".to_string(), |v| v.to_string());
                 bail!(
                     "{shown}: parameter '{}': c_end (step) and r_end must be positive, got {} and {}",
                     p.name,
-                    p.c_end,
-                    p.r_end
+                    shown_end(p.c_end),
+                    shown_end(p.r_end)
                 );
             }
         }
@@ -217,8 +224,9 @@ pub fn number_text(v: f64, float: bool) -> String {
     s
 }
 
-/// OpenBench SPSA input: seven comma-separated fields per line. Blank lines and `#`
-/// comments are allowed here (OpenBench itself refuses them).
+/// OpenBench SPSA input: seven comma-separated fields per line, or five (no `c_end`,
+/// `r_end`: the design chooses them). Blank lines and `#` comments are allowed here
+/// (OpenBench itself refuses them, and five fields too).
 fn openbench(path: &Path, text: String) -> Result<ParamList> {
     let shown = path.display();
     let mut params = Vec::new();
@@ -233,9 +241,9 @@ fn openbench(path: &Path, text: String) -> Result<ParamList> {
         }
         let at = || format!("{shown} line {}", number + 1);
         let fields: Vec<&str> = line.split(',').collect();
-        if fields.len() != 7 {
+        if fields.len() != 7 && fields.len() != 5 {
             bail!(
-                "{}: expected 7 comma-separated fields `name, int|float, value, min, max, c_end, r_end`, got {}: '{line}'",
+                "{}: expected 7 comma-separated fields `name, int|float, value, min, max, c_end, r_end` (or the first 5, leaving c_end and r_end to the design), got {}: '{line}'",
                 at(),
                 fields.len()
             );
@@ -267,8 +275,8 @@ fn openbench(path: &Path, text: String) -> Result<ParamList> {
             value: num(2, "value")?,
             min: num(3, "min")?,
             max: num(4, "max")?,
-            c_end: num(5, "c_end")?,
-            r_end: num(6, "r_end")?,
+            c_end: (fields.len() == 7).then(|| num(5, "c_end")).transpose()?,
+            r_end: (fields.len() == 7).then(|| num(6, "r_end")).transpose()?,
             float,
             measured_by: MeasuredBy::Any,
         });
@@ -325,8 +333,8 @@ fn weather_factory(path: &Path, text: String) -> Result<ParamList> {
             value: e.value,
             min: e.min_value,
             max: e.max_value,
-            c_end: step,
-            r_end: DEFAULT_R_END,
+            c_end: Some(step),
+            r_end: Some(DEFAULT_R_END),
             float: false,
             measured_by: MeasuredBy::Any,
         });
@@ -396,6 +404,10 @@ mod tests {
         assert!(list.render(&[301.0, 1.0]).is_err());
         for bad in [
             "a, int, 1, 0, 3, 1",
+            "a, int, 1, 0",
+            "a, int, 1, 0, 3, 1, 0.002, 5",
+            "a, int, 1, 0, 3, -1, 0.002",
+            "a, int, 1, 0, 3, 1, 0",
             "a, long, 1, 0, 3, 1, 0.002",
             "a, int, x, 0, 3, 1, 0.002",
             "a, int, 5, 0, 3, 1, 0.002",
@@ -410,6 +422,43 @@ mod tests {
     }
 
     #[test]
+    fn openbench_lines_may_leave_c_end_and_r_end_to_the_design() {
+        let text = "FutMargin, int, 100, 0, 300\nLmrBase, float, 0.75, 0.0, 2.0\nRfp, int, 70, 0, 200, 6, 0.002";
+        let list = read_as(
+            Format::OpenBench,
+            "e.spsa",
+            text,
+            &["FutMargin", "LmrBase", "Rfp"],
+        );
+        let ends: Vec<_> = list.params.iter().map(|p| (p.c_end, p.r_end)).collect();
+        assert_eq!(ends, [(None, None), (None, None), (Some(6.0), Some(0.002))]);
+        assert!(list.params[1].float);
+        assert_eq!(
+            list.render(&[120.0, 1.5, 71.0]).unwrap(),
+            "FutMargin, int, 120, 0, 300\nLmrBase, float, 1.5, 0.0, 2.0\nRfp, int, 71, 0, 200, 6, 0.002"
+        );
+    }
+
+    #[test]
+    fn occam_files_may_leave_c_end_and_r_end_to_the_design() {
+        let text = r#"{"group": "x", "description": "d", "params": [
+{"name": "razor_base", "value": 5, "start": 5, "min": 0, "max": 9, "unit": "cp", "description": "d"},
+{"name": "razor_max", "value": 5, "start": 5, "min": 0, "max": 9, "c_end": 1, "r_end": 0.002, "unit": "cp", "description": "d"}
+]}"#;
+        let list = read_as(Format::Occam, "x.json", text, &["razor_base", "razor_max"]);
+        assert_eq!((list.params[0].c_end, list.params[0].r_end), (None, None));
+        assert_eq!(list.params[1].c_end, Some(1.0));
+        assert_eq!(
+            list.render(&[6.0, 4.0]).unwrap(),
+            text.replacen("\"value\": 5", "\"value\": 6", 1).replacen(
+                "\"value\": 5",
+                "\"value\": 4",
+                1
+            )
+        );
+    }
+
+    #[test]
     fn weather_factory_configs_are_read_and_rewritten_in_place() {
         let text = "{\n  \"Tempo\": {\"value\": 20, \"min_value\": 0, \"max_value\": 50, \"step\": 2},\n  \"Aspiration\": {\"step\": 1.5, \"value\": 15.0, \"min_value\": 5, \"max_value\": 40}\n}\n";
         let list = read_as(
@@ -420,7 +469,7 @@ mod tests {
         );
         assert_eq!(
             (list.params[1].c_end, list.params[1].r_end),
-            (1.5, DEFAULT_R_END)
+            (Some(1.5), Some(DEFAULT_R_END))
         );
         let out = list.render(&[22.0, 17.0]).unwrap();
         assert_eq!(out, text.replace("20,", "22,").replace("15.0", "17"));

@@ -326,7 +326,7 @@ fn report_best(needed: &[(String, Option<f64>)]) {
 }
 
 /// 1234567.8 → "1,234,568".
-fn thousands(x: f64) -> String {
+pub fn thousands(x: f64) -> String {
     let digits = format!("{:.0}", x.max(0.0));
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

@@ -5,7 +5,8 @@
 
 use anyhow::{Result, bail};
 
-use crate::param_files::lists::{ParamList, number_text};
+use super::design::Request;
+use crate::param_files::lists::{ExternalParam, ParamList, number_text};
 use crate::play::uci_engine::UciOption;
 
 /// How one parameter reaches the engine: the option's name as the engine spells it,
@@ -48,6 +49,18 @@ impl Binding {
     pub fn value(&self, units: i32, min: f64, max: f64) -> f64 {
         (f64::from(units) * self.step).clamp(min, max)
     }
+}
+
+/// The c a float parameter's grid is cut for: its `c_end`, or where the file leaves it
+/// to the design, the design's prior c (a quarter of the range).
+fn grid_c(p: &ExternalParam) -> f64 {
+    Request {
+        min: p.min,
+        max: p.max,
+        c_end: p.c_end,
+        r_end: p.r_end,
+    }
+    .prior_c()
 }
 
 /// The grid of a float parameter: a power of ten at most a hundredth of its c_end, so a
@@ -101,7 +114,7 @@ pub fn bind(lists: &[ParamList], options: &[UciOption], engine: &str) -> Result<
                 }
                 ("string", float) => Binding {
                     option: o.name.clone(),
-                    step: if float { float_step(p.c_end) } else { 1.0 },
+                    step: if float { float_step(grid_c(p)) } else { 1.0 },
                     decimal: float,
                 },
                 (kind, _) => {
@@ -196,5 +209,13 @@ mod tests {
     fn a_float_grid_is_a_power_of_ten_a_hundredth_of_c_end_or_finer() {
         assert_eq!(float_step(0.05), 0.0001);
         assert_eq!(float_step(10.0), 0.1);
+        // Without c_end, the design's c: a quarter of [0, 2] is 0.5, so the grid is 0.001.
+        let list = ParamList::parse(
+            std::path::Path::new("e.spsa"),
+            "Lmr, float, 0.75, 0.0, 2.0".to_string(),
+        )
+        .unwrap();
+        assert_eq!(grid_c(&list.params[0]), 0.5);
+        assert_eq!(float_step(grid_c(&list.params[0])), 0.001);
     }
 }

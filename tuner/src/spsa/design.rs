@@ -83,6 +83,14 @@ pub fn games_for(precision: f64, n: usize, game_variance: f64, cost: f64) -> f64
     LIFETIMES * ELO_PER_SCORE * ELO_PER_SCORE * chi2 * game_variance / (32.0 * precision * cost)
 }
 
+/// `x` to four significant digits: a designed c or r as it is shown and exported.
+pub fn rounded(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    format!("{x:.3e}").parse().unwrap_or(x)
+}
+
 /// The gains of one parameter: constant c and r.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Gains {
@@ -201,6 +209,14 @@ mod tests {
         assert!(designed_r(77, 0.39) < designed_r(4, 0.39) / 8.0);
         // Noisier games: a smaller r for the same noise ball.
         assert!((designed_r(4, 0.78) - designed_r(4, 0.39) / 2.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn rounded_keeps_four_significant_digits() {
+        assert_eq!(rounded(0.130_288_34), 0.1303);
+        assert_eq!(rounded(36.25), 36.25);
+        assert_eq!(rounded(123_456.0), 123_500.0);
+        assert_eq!(rounded(0.0), 0.0);
     }
 
     #[test]

@@ -14,10 +14,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
+use super::design::Request;
 use super::schedule::Hyper;
 use crate::param_files::write_atomically;
 
-/// One tuned parameter as the server sees it.
+/// One tuned parameter as the server sees it: its `c_end` and `r_end` are what the run
+/// plays (the file's, or designed), resolved when the run began.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TunedParam {
     pub name: String,
@@ -44,10 +46,52 @@ pub fn by_movement(params: &[TunedParam], theta: &[f64]) -> Vec<usize> {
     order
 }
 
-impl From<&occam_params::Param> for TunedParam {
-    /// A file entry as a run tunes it: from its current `value`.
-    fn from(e: &occam_params::Param) -> TunedParam {
+/// A parameter a new run is asked to tune, in the server's units, before its gains are
+/// resolved: `c_end`/`r_end` where its file gives them, `None` where it leaves them to
+/// the design.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Requested {
+    pub name: String,
+    pub start: f64,
+    pub min: i32,
+    pub max: i32,
+    pub c_end: Option<f64>,
+    pub r_end: Option<f64>,
+}
+
+impl Requested {
+    /// Whether the file gives both `c_end` and `r_end`.
+    pub fn given(&self) -> bool {
+        self.c_end.is_some() && self.r_end.is_some()
+    }
+
+    /// The parameter as the design sees it.
+    pub fn design_request(&self) -> Request {
+        Request {
+            min: f64::from(self.min),
+            max: f64::from(self.max),
+            c_end: self.c_end,
+            r_end: self.r_end,
+        }
+    }
+
+    /// The parameter as the run tunes it, with the gains it plays.
+    pub fn resolve(&self, c_end: f64, r_end: f64) -> TunedParam {
         TunedParam {
+            name: self.name.clone(),
+            start: self.start,
+            min: self.min,
+            max: self.max,
+            c_end,
+            r_end,
+        }
+    }
+}
+
+impl From<&occam_params::Param> for Requested {
+    /// A file entry as a run tunes it: from its current `value`.
+    fn from(e: &occam_params::Param) -> Requested {
+        Requested {
             name: e.name.clone(),
             start: f64::from(e.value),
             min: e.min,
@@ -68,6 +112,11 @@ pub struct RunConfig {
     pub seed: u64,
     /// Fraction of the run (at its end) over which θ is averaged.
     pub average_fraction: f64,
+    /// The run plays the design (`spsa::design`): constant gains, some or all of them
+    /// designed, because a tuned parameter's file left out `c_end` or `r_end`. False
+    /// (and absent from the journal): fishtest's decaying gains from the files' values.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub designed: bool,
     /// The game settings, as a description (limits, openings, hash).
     pub games: String,
     pub openings: usize,
@@ -417,6 +466,7 @@ pub mod tests {
             hyper: Hyper::new(pairs, None, Hyper::ALPHA, Hyper::GAMMA),
             seed,
             average_fraction: 0.25,
+            designed: false,
             games: "synthetic".into(),
             openings: 10,
             nonce: 0,

@@ -42,24 +42,30 @@ use crate::play::pgn;
 use crate::play::pgn::PgnWriter;
 use crate::play::uci_engine::EngineSpec;
 use crate::run_files::{self, WriteLocks};
-use journal::{LeftOut, RunConfig, RunFiles, TunedParam};
+use journal::{LeftOut, Requested, RunConfig, RunFiles, TunedParam};
 use progress::Progress;
 use schedule::Hyper;
 use server::{Server, WorkItem};
 use tuned_side::{Candidate, External, InProcess, Slot, TunedSide};
 
-/// The run's `r_end`: one figure when every tuned parameter has the same, else its range.
+/// The run's `r_end` (four significant digits): one figure when every tuned parameter
+/// has the same, else its range.
 fn r_end_text(config: &RunConfig) -> String {
     let r = config.params.iter().map(|p| p.r_end);
     let (lo, hi) = r.fold((f64::INFINITY, 0.0_f64), |(lo, hi), r| {
         (lo.min(r), hi.max(r))
     });
+    let (lo, hi) = (design::rounded(lo), design::rounded(hi));
     if lo == hi || config.params.is_empty() {
         format!("{hi}")
     } else {
         format!("{lo}..{hi}")
     }
 }
+
+/// The share of a decaying run, at its end, whose θ are averaged (a designed run
+/// averages [`design::AVERAGE_FRACTION`]).
+pub const DEFAULT_AVERAGE_FRACTION: f64 = 0.25;
 
 /// Planned pairs of the default run: about 12 minutes on two cores at the default 8000
 /// nodes per move (1000 pairs took 5.8 minutes at 5.75 games/s on the development machine).
@@ -77,8 +83,9 @@ pub enum Output {
 pub struct Args {
     /// Parameter files to tune; the tuned values are written back into them. Occam's
     /// params/*.json in-process; with --engine, the engine's parameter list: OpenBench
-    /// SPSA text (`name, int|float, value, min, max, c_end, r_end`), a weather-factory
-    /// config JSON or a file in Occam's schema.
+    /// SPSA text (`name, int|float, value, min, max[, c_end, r_end]`), a weather-factory
+    /// config JSON or a file in Occam's schema. Where a file leaves out a parameter's
+    /// c_end or r_end, the run plays the design (see docs/spsa.md).
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// More parameter files (the same as giving them as FILE).
@@ -120,20 +127,22 @@ pub struct Args {
     /// What is written back: the average over the last part of the run, or the last θ.
     #[arg(long, value_enum, default_value_t = Output::Average)]
     pub output: Output,
-    /// Fraction of the run, at its end, over which θ is averaged.
-    #[arg(long, default_value_t = 0.25)]
-    pub average_fraction: f64,
-    /// SPSA stability constant A [default: 0.1·pairs].
+    /// Fraction of the run, at its end, over which θ is averaged [default: 0.25; 0.5
+    /// for a run that plays the design].
+    #[arg(long, value_name = "F")]
+    pub average_fraction: Option<f64>,
+    /// SPSA stability constant A of the decaying schedule [default: 0.1·pairs].
     #[arg(long = "spsa-a", value_name = "A")]
     pub big_a: Option<f64>,
-    /// SPSA learning-rate decay exponent α.
-    #[arg(long, default_value_t = Hyper::ALPHA)]
-    pub alpha: f64,
-    /// SPSA perturbation decay exponent γ.
-    #[arg(long, default_value_t = Hyper::GAMMA)]
-    pub gamma: f64,
-    /// The learning rate at the end of the run (a_k/c_k² at k = N) for every tuned
-    /// parameter, in place of the files' `r_end`, for this run only: the journal records
+    /// SPSA learning-rate decay exponent α of the decaying schedule [default: 0.602].
+    #[arg(long, value_name = "ALPHA")]
+    pub alpha: Option<f64>,
+    /// SPSA perturbation decay exponent γ of the decaying schedule [default: 0.101].
+    #[arg(long, value_name = "GAMMA")]
+    pub gamma: Option<f64>,
+    /// The learning rate at the end of the run (a_k/c_k² at k = N; the constant rate of
+    /// a designed run) for every tuned parameter, in place of the files' `r_end` or the
+    /// designed r, for this run only: the journal records
     /// it (a resumed run keeps its own) and the files keep theirs. The files' 0.002 is
     /// OpenBench's rate for tunes of tens of thousands of pairs; within a few thousand it
     /// moves a value by a fraction of its `c_end`, so shorter runs need about 0.01.
@@ -269,13 +278,15 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     if FROZEN && args.engine.is_empty() {
         bail!("this tuner was built with the engine's `frozen` feature: parameters cannot change");
     }
-    if !(args.average_fraction > 0.0 && args.average_fraction <= 1.0) {
-        bail!(
-            "--average-fraction must lie in (0, 1], got {}",
-            args.average_fraction
-        );
+    if let Some(f) = args.average_fraction
+        && !(f > 0.0 && f <= 1.0)
+    {
+        bail!("--average-fraction must lie in (0, 1], got {f}");
     }
-    if !(args.alpha > 0.0 && args.gamma > 0.0 && args.big_a.is_none_or(|a| a >= 0.0)) {
+    if !(args.alpha.is_none_or(|a| a > 0.0)
+        && args.gamma.is_none_or(|g| g > 0.0)
+        && args.big_a.is_none_or(|a| a >= 0.0))
+    {
         bail!("--alpha and --gamma must be positive and --spsa-a non-negative");
     }
     if let Some(r) = args.r_end
@@ -325,19 +336,16 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     let adjudication = args.games.adjudication();
 
     let run_files = RunFiles::new(journal.clone());
+    let requested: Vec<Requested> = chosen.into_iter().map(|c| c.param).collect();
+    let resolved = resolve(&requested, &args);
     let config = RunConfig {
         version: 1,
         files: args.files.clone(),
-        params: chosen
-            .into_iter()
-            .map(|c| TunedParam {
-                r_end: args.r_end.unwrap_or(c.param.r_end),
-                ..c.param
-            })
-            .collect(),
-        hyper: Hyper::new(args.pairs, args.big_a, args.alpha, args.gamma),
+        params: resolved.params,
+        hyper: resolved.hyper,
         seed: args.games.seed,
-        average_fraction: args.average_fraction,
+        average_fraction: resolved.average_fraction,
+        designed: resolved.designed,
         games: args.games.describe(),
         openings: book
             .as_ref()
@@ -348,6 +356,19 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     };
 
     let server = open_run(&args, config, &run_files)?;
+    let new_run = !(args.resume || args.finish);
+    if new_run {
+        if resolved.designed
+            && (args.alpha.is_some() || args.gamma.is_some() || args.big_a.is_some())
+        {
+            eprintln!(
+                "note: --alpha, --gamma and --spsa-a shape the decaying schedule; this run plays the design's constant gains, so they are ignored"
+            );
+        }
+        for line in plan_lines(&server.config, &resolved.sources, args.output) {
+            eprintln!("{line}");
+        }
+    }
     // The run's own tuned set (on resume it comes from the journal).
     let slots = side.reselect(&server.config.params)?;
     let openings = match book {
@@ -398,6 +419,197 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
         _locks: locks,
     };
     Ok((plan, server))
+}
+
+/// Where the c or the r a run plays for one parameter comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Source {
+    /// The parameter file's `c_end` or `r_end`.
+    File,
+    /// The design (`spsa::design`).
+    Designed,
+    /// `--r-end`.
+    Flag,
+}
+
+impl Source {
+    fn label(self) -> &'static str {
+        match self {
+            Source::File => "file",
+            Source::Designed => "designed",
+            Source::Flag => "--r-end",
+        }
+    }
+}
+
+/// The gains, schedule and averaging of a new run.
+struct Resolved {
+    /// The tuned parameters with the c_end and r_end the run plays.
+    params: Vec<TunedParam>,
+    /// Per parameter, where its c and its r come from.
+    sources: Vec<(Source, Source)>,
+    hyper: Hyper,
+    average_fraction: f64,
+    /// The run plays the design's constant gains.
+    designed: bool,
+}
+
+/// The designed gains of a run of `pairs` planned pairs (2·pairs games): the files'
+/// c_end and r_end where given, the design's elsewhere, every designed c multiplied by
+/// `c_scale` (1: the prior, a quarter of the range). The one place `tuner spsa` computes
+/// designed gains.
+pub fn designed_gains(requested: &[Requested], pairs: u64, c_scale: f64) -> Vec<design::Gains> {
+    let requests: Vec<design::Request> = requested.iter().map(Requested::design_request).collect();
+    design::gains(&requests, 2.0 * pairs as f64, c_scale)
+}
+
+/// How a new run plays. When every tuned parameter's file gives both `c_end` and
+/// `r_end`: fishtest's decaying gains from them (`--spsa-a`, `--alpha`, `--gamma`), the
+/// last quarter averaged. Otherwise the design: constant gains ([`designed_gains`]),
+/// the last half averaged. `--r-end` sets r and `--average-fraction` the averaging
+/// either way.
+fn resolve(requested: &[Requested], args: &Args) -> Resolved {
+    let designed = !requested.iter().all(Requested::given);
+    let (ends, hyper, average_fraction): (Vec<(f64, f64, Source, Source)>, _, _) = if designed {
+        let from = |designed: bool| {
+            if designed {
+                Source::Designed
+            } else {
+                Source::File
+            }
+        };
+        let ends = designed_gains(requested, args.pairs, 1.0)
+            .into_iter()
+            .map(|g| (g.c, g.r, from(g.designed_c), from(g.designed_r)))
+            .collect();
+        let constant = Hyper::new(args.pairs, Some(0.0), 0.0, 0.0);
+        (ends, constant, design::AVERAGE_FRACTION)
+    } else {
+        let ends = requested
+            .iter()
+            .map(|p| {
+                let (c, r) = (p.c_end.unwrap_or_default(), p.r_end.unwrap_or_default());
+                (c, r, Source::File, Source::File)
+            })
+            .collect();
+        let decaying = Hyper::new(
+            args.pairs,
+            args.big_a,
+            args.alpha.unwrap_or(Hyper::ALPHA),
+            args.gamma.unwrap_or(Hyper::GAMMA),
+        );
+        (ends, decaying, DEFAULT_AVERAGE_FRACTION)
+    };
+    let (params, sources) = requested
+        .iter()
+        .zip(ends)
+        .map(|(p, (c, r, c_from, r_from))| match args.r_end {
+            Some(flag) => (p.resolve(c, flag), (c_from, Source::Flag)),
+            None => (p.resolve(c, r), (c_from, r_from)),
+        })
+        .unzip();
+    Resolved {
+        params,
+        sources,
+        hyper,
+        average_fraction: args.average_fraction.unwrap_or(average_fraction),
+        designed,
+    }
+}
+
+/// Parameters the plan lists one by one; beyond, the first [`PLAN_ROWS_SHOWN`] and a
+/// summary line.
+const PLAN_ROWS_ALL: usize = 12;
+const PLAN_ROWS_SHOWN: usize = 5;
+
+/// A c or r as the plan shows it: four significant digits.
+fn short(x: f64) -> String {
+    design::rounded(x).to_string()
+}
+
+/// Where a parameter's c and r come from, as the plan says it.
+fn source_text((c, r): (Source, Source)) -> String {
+    if c == r {
+        c.label().to_string()
+    } else {
+        format!("c {}, r {}", c.label(), r.label())
+    }
+}
+
+/// The plan a new run prints before its first pair: the schedule and the averaging,
+/// each tuned parameter's c and r and where they come from (above [`PLAN_ROWS_ALL`]
+/// parameters the first few and a count per source), and for a designed run the games
+/// the design expects to need, beside the planned games.
+fn plan_lines(config: &RunConfig, sources: &[(Source, Source)], output: Output) -> Vec<String> {
+    let pairs = config.hyper.pairs;
+    let n = config.params.len();
+    let result = match output {
+        Output::Average => format!(
+            "result: θ averaged over the last {}% of the pairs",
+            short(100.0 * config.average_fraction)
+        ),
+        Output::Last => "result: the last θ (--output last)".to_string(),
+    };
+    let mut lines = vec![if config.designed {
+        format!(
+            "spsa: plan: constant gains, the design's where a file leaves out c_end or r_end (c: the change that costs about {} Elo, a quarter of the range; r: shrinks the start's offset by e^3 over the planned games); {result}",
+            design::COST_TARGET
+        )
+    } else {
+        format!(
+            "spsa: plan: fishtest's decaying gains, each parameter reaching the c and r below (its file's c_end and r_end) at pair {pairs} (alpha {}, gamma {}, A {}); {result}",
+            config.hyper.alpha,
+            config.hyper.gamma,
+            short(config.hyper.big_a)
+        )
+    }];
+    let shown = if n > PLAN_ROWS_ALL {
+        PLAN_ROWS_SHOWN
+    } else {
+        n
+    };
+    let width = config.params[..shown]
+        .iter()
+        .map(|p| p.name.len())
+        .max()
+        .unwrap_or(0);
+    for (p, &from) in config.params.iter().zip(sources).take(shown) {
+        lines.push(format!(
+            "spsa:   {:<width$}  c {:<8} r {:<8} ({})",
+            p.name,
+            short(p.c_end),
+            short(p.r_end),
+            source_text(from)
+        ));
+    }
+    if n > shown {
+        let mut counts: Vec<((Source, Source), usize)> = Vec::new();
+        for &from in &sources[shown..] {
+            match counts.iter_mut().find(|(s, _)| *s == from) {
+                Some((_, count)) => *count += 1,
+                None => counts.push((from, 1)),
+            }
+        }
+        counts.sort();
+        let counts: Vec<String> = counts
+            .into_iter()
+            .map(|(from, count)| format!("{count} {}", source_text(from)))
+            .collect();
+        lines.push(format!(
+            "spsa:   … and {} more ({})",
+            n - shown,
+            counts.join("; ")
+        ));
+    }
+    if config.designed {
+        let expected = design::games_for(0.5, n, 0.39, design::COST_TARGET);
+        lines.push(format!(
+            "spsa: planned {} games; the design expects about {} games to end within 0.5 Elo of the optimum of a quadratic landscape (95%, {n} parameters)",
+            crate::simulate::thousands(2.0 * pairs as f64),
+            crate::simulate::thousands(design::rounded(expected))
+        ));
+    }
+    lines
 }
 
 /// The journal: --journal, or `runs/<first file's stem>.spsa.jsonl`. A run whose
@@ -670,7 +882,7 @@ fn finish(plan: TunePlan, server: Server) -> Result<()> {
             games: verify.games,
             provenance: vec![
                 format!(
-                    "tuned by: tuner spsa, {} pairs ({} games), {} parameters ({}), seed {}, r_end {}, alpha {} gamma {} A {}, written: {:?}",
+                    "tuned by: tuner spsa, {} pairs ({} games), {} parameters ({}), seed {}, r_end {}, {}, written: {:?}",
                     server.pairs_done(),
                     2 * server.pairs_done(),
                     cfg.params.len(),
@@ -681,9 +893,14 @@ fn finish(plan: TunePlan, server: Server) -> Result<()> {
                         .join(" "),
                     cfg.seed,
                     r_end_text(cfg),
-                    cfg.hyper.alpha,
-                    cfg.hyper.gamma,
-                    cfg.hyper.big_a,
+                    if cfg.designed {
+                        "constant gains (the design)".to_string()
+                    } else {
+                        format!(
+                            "alpha {} gamma {} A {}",
+                            cfg.hyper.alpha, cfg.hyper.gamma, cfg.hyper.big_a
+                        )
+                    },
                     output
                 ),
                 format!("tune games: {}", cfg.games),
@@ -825,5 +1042,176 @@ mod tests {
             let (forced, none) = tuned(&files, tc, true);
             assert_eq!((&forced, none.len()), (&on_clock, 0));
         }
+    }
+
+    /// `tuner spsa` arguments as a command line gives them.
+    fn args(line: &str) -> Args {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: Args,
+        }
+        <Cli as clap::Parser>::try_parse_from(
+            std::iter::once("spsa").chain(line.split_whitespace()),
+        )
+        .unwrap()
+        .args
+    }
+
+    fn requested(name: &str, c_end: Option<f64>, r_end: Option<f64>) -> Requested {
+        Requested {
+            name: name.into(),
+            start: 100.0,
+            min: 0,
+            max: 200,
+            c_end,
+            r_end,
+        }
+    }
+
+    #[test]
+    fn a_run_whose_files_give_every_c_end_and_r_end_decays_as_fishtest() {
+        let given = [
+            requested("a", Some(10.0), Some(0.002)),
+            requested("b", Some(4.0), Some(0.01)),
+        ];
+        let r = resolve(&given, &args("x.json --pairs 1000"));
+        assert!(!r.designed);
+        assert_eq!(r.hyper, Hyper::new(1000, None, Hyper::ALPHA, Hyper::GAMMA));
+        assert_eq!(r.average_fraction, DEFAULT_AVERAGE_FRACTION);
+        let ends: Vec<_> = r.params.iter().map(|p| (p.c_end, p.r_end)).collect();
+        assert_eq!(ends, [(10.0, 0.002), (4.0, 0.01)]);
+        assert_eq!(r.sources, [(Source::File, Source::File); 2]);
+        let r = resolve(
+            &given,
+            &args("x.json --pairs 1000 --alpha 0.5 --spsa-a 7 --r-end 0.02 --average-fraction 0.1"),
+        );
+        assert_eq!(
+            (r.hyper.alpha, r.hyper.gamma, r.hyper.big_a),
+            (0.5, Hyper::GAMMA, 7.0)
+        );
+        assert_eq!(
+            (r.params[0].r_end, r.sources[0]),
+            (0.02, (Source::File, Source::Flag))
+        );
+        assert_eq!(r.average_fraction, 0.1);
+    }
+
+    #[test]
+    fn a_run_with_a_parameter_left_to_the_design_plays_constant_designed_gains() {
+        let mixed = [
+            requested("a", Some(10.0), Some(0.002)),
+            requested("b", None, None),
+            requested("c", Some(4.0), None),
+        ];
+        let r = resolve(&mixed, &args("x.json --pairs 2000"));
+        assert!(r.designed);
+        assert_eq!(r.hyper, Hyper::new(2000, Some(0.0), 0.0, 0.0));
+        assert_eq!(r.average_fraction, design::AVERAGE_FRACTION);
+        let designed_r = design::r_for(4000.0, design::COST_TARGET);
+        let ends: Vec<_> = r.params.iter().map(|p| (p.c_end, p.r_end)).collect();
+        assert_eq!(ends, [(10.0, 0.002), (50.0, designed_r), (4.0, designed_r)]);
+        assert_eq!(
+            r.sources,
+            [
+                (Source::File, Source::File),
+                (Source::Designed, Source::Designed),
+                (Source::File, Source::Designed)
+            ]
+        );
+        // The schedule is constant: c_k and a_k/c_k² are the resolved c and r at every k.
+        let g = schedule::Gains::new(r.params[1].c_end, r.params[1].r_end, &r.hyper);
+        for k in [1, 1000, 2000] {
+            assert_eq!(g.c_k(k, &r.hyper), 50.0);
+            assert!((g.a_k(k, &r.hyper) / 2500.0 - designed_r).abs() < 1e-15);
+        }
+        let r = resolve(
+            &mixed,
+            &args("x.json --pairs 2000 --r-end 0.01 --average-fraction 0.3"),
+        );
+        assert!(r.params.iter().all(|p| p.r_end == 0.01));
+        assert_eq!(r.sources[1], (Source::Designed, Source::Flag));
+        assert_eq!(r.average_fraction, 0.3);
+    }
+
+    fn plan_of(params: &[Requested], line: &str) -> Vec<String> {
+        let a = args(line);
+        let r = resolve(params, &a);
+        let config = RunConfig {
+            version: 1,
+            files: vec![],
+            params: r.params,
+            hyper: r.hyper,
+            seed: 1,
+            average_fraction: r.average_fraction,
+            designed: r.designed,
+            games: String::new(),
+            openings: 1,
+            nonce: 0,
+            left_out: vec![],
+            engine: None,
+        };
+        plan_lines(&config, &r.sources, a.output)
+    }
+
+    #[test]
+    fn the_plan_says_where_each_c_and_r_comes_from() {
+        let plan = plan_of(
+            &[
+                requested("a_long_name", Some(10.0), Some(0.002)),
+                requested("b", None, None),
+            ],
+            "x.json --pairs 2000",
+        );
+        assert_eq!(plan.len(), 4, "{plan:#?}");
+        assert!(
+            plan[0].contains("constant gains") && plan[0].contains("last 50% of the pairs"),
+            "{}",
+            plan[0]
+        );
+        assert_eq!(plan[1], "spsa:   a_long_name  c 10       r 0.002    (file)");
+        let r = design::rounded(design::r_for(4000.0, design::COST_TARGET));
+        assert_eq!(
+            plan[2],
+            format!("spsa:   b            c 50       r {r:<8} (designed)")
+        );
+        let expected = crate::simulate::thousands(design::rounded(design::games_for(
+            0.5,
+            2,
+            0.39,
+            design::COST_TARGET,
+        )));
+        assert_eq!(
+            plan[3],
+            format!(
+                "spsa: planned 4,000 games; the design expects about {expected} games to end within 0.5 Elo of the optimum of a quadratic landscape (95%, 2 parameters)"
+            )
+        );
+        // Above 12 parameters: the first five and a count per source.
+        let mut many: Vec<Requested> = (0..20)
+            .map(|i| requested(&format!("p{i}"), Some(2.0), Some(0.002)))
+            .collect();
+        let plan = plan_of(&many, "x.json --pairs 500 --output last");
+        assert_eq!(plan.len(), 1 + 5 + 1, "{plan:#?}");
+        assert!(
+            plan[0].contains("decaying")
+                && plan[0].contains("at pair 500")
+                && plan[0].contains("the last θ"),
+            "{}",
+            plan[0]
+        );
+        assert_eq!(plan[6], "spsa:   … and 15 more (15 file)");
+        many[17].c_end = None;
+        many[18].r_end = None;
+        let plan = plan_of(&many, "x.json --pairs 500");
+        assert_eq!(
+            plan[6],
+            "spsa:   … and 15 more (13 file; 1 c file, r designed; 1 c designed, r file)"
+        );
+        assert!(
+            plan[7].starts_with("spsa: planned 1,000 games"),
+            "{}",
+            plan[7]
+        );
     }
 }

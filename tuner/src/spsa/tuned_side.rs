@@ -11,7 +11,7 @@ use occam::params::PARAM_SPECS;
 use occam_params::{MeasuredBy, ParamFile, Selector};
 
 use super::binding::{Binding, bind};
-use super::journal::TunedParam;
+use super::journal::{Requested, TunedParam};
 use crate::param_files::lists::ParamList;
 use crate::param_files::paths_text;
 use crate::play::game::{EnginePlayer, Player};
@@ -209,7 +209,8 @@ pub struct Candidate {
     pub name: String,
     pub measured_by: MeasuredBy,
     pub slot: Slot,
-    pub param: TunedParam,
+    /// As the run would tune it; its gains are resolved when the run begins.
+    pub param: Requested,
 }
 
 impl TunedSide {
@@ -243,7 +244,7 @@ impl TunedSide {
                                 entry: ei,
                                 engine_index: index,
                             },
-                            param: TunedParam::from(e),
+                            param: Requested::from(e),
                         });
                     }
                 }
@@ -260,12 +261,12 @@ impl TunedSide {
                                 entry: ei,
                                 engine_index: usize::MAX,
                             },
-                            param: TunedParam {
+                            param: Requested {
                                 name: p.name.clone(),
                                 start: b.units(p.value),
                                 min,
                                 max,
-                                c_end: b.units(p.c_end),
+                                c_end: p.c_end.map(|c| b.units(c)),
                                 // r_end = a/c² is the same in any unit.
                                 r_end: p.r_end,
                             },
