@@ -633,11 +633,15 @@ fn r_end_sets_the_rate_of_the_run_not_of_the_file() {
 /// C = 800/ln 10: Elo per unit of score near an even score.
 const ELO_PER_SCORE: f64 = 800.0 / std::f64::consts::LN_10;
 
-/// The design's r for `games` games: the start's offset shrinks by e³
-/// (3·C/(4·games·0.5), 0.5 Elo the cost of a designed perturbation).
-fn designed_r(games: f64) -> f64 {
-    3.0 * ELO_PER_SCORE / (4.0 * games * 0.5)
+/// The design's r for n parameters before any game is measured: a noise ball of
+/// 0.5 Elo, 8·0.5/(C·χ²₀.₉₅(n)·0.39), with the quantile from the tables.
+fn designed_r(chi_squared_95: f64) -> f64 {
+    8.0 * 0.5 / (ELO_PER_SCORE * chi_squared_95 * 0.39)
 }
+
+/// χ²₀.₉₅ for 4 and for 88 degrees of freedom.
+const CHI2_4: f64 = 9.487729;
+const CHI2_88: f64 = 110.898003;
 
 /// A scratch copy of params/search.json whose first two parameters leave `c_end` and
 /// `r_end` out (the zero-configuration form); their names, and the next two's.
@@ -739,7 +743,7 @@ fn a_file_without_c_end_and_r_end_plays_the_design_and_prints_its_plan() {
         if e.get("c_end").is_none() {
             let range = (e["max"].as_f64().unwrap() - e["min"].as_f64().unwrap()) / 4.0;
             assert_eq!(c, range, "{name}: a quarter of the range");
-            assert!((r - designed_r(8.0)).abs() < 1e-12, "{name}: {r}");
+            assert!((r / designed_r(CHI2_4) - 1.0).abs() < 1e-6, "{name}: {r}");
         } else {
             assert_eq!(
                 (c, r),
@@ -777,14 +781,81 @@ fn a_file_that_gives_every_c_end_and_r_end_keeps_the_decaying_schedule() {
 }
 
 #[test]
+fn a_designed_run_probes_the_cost_of_its_perturbation_first_and_keeps_the_stages() {
+    let (dir, file, names) = designed_scratch("probe");
+    let params = names.join(",");
+    // --no-write: the runs below start from the same values.
+    let command = format!("--pairs 30 --probe-pairs 4 --threads 1 --no-write --params {params}");
+    let out = spsa(&file, &words(&command));
+    let all = succeeded(&out);
+    for stage in 1..=3 {
+        assert!(
+            all.contains(&format!("spsa: probe stage {stage}/3: 4 pairs")),
+            "{all}"
+        );
+    }
+    assert!(all.contains("the perturbation costs"), "{all}");
+    // The plan names the probe's factor; the tune plays the 18 pairs the probe left.
+    let plan = all.lines().find(|l| l.starts_with("spsa: plan:")).unwrap();
+    let factor: f64 = plan
+        .split(" times ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|f| f.parse().ok())
+        .unwrap_or_else(|| panic!("no probe factor in the plan: {plan}"));
+    assert!(factor > 0.0 && factor <= 1.0, "{plan}");
+    assert!(plan.contains("as a probe of 12 pairs found"), "{plan}");
+    let journal = std::fs::read_to_string(dir.join("runs/search.spsa.jsonl")).unwrap();
+    let header: serde_json::Value = serde_json::from_str(journal.lines().next().unwrap()).unwrap();
+    assert_eq!(header["hyper"]["pairs"], 18);
+    assert_eq!(journal.lines().count(), 1 + 18);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    for p in header["params"].as_array().unwrap() {
+        let e = entry(&json, p["name"].as_str().unwrap());
+        if e.get("c_end").is_none() {
+            let quarter = (e["max"].as_f64().unwrap() - e["min"].as_f64().unwrap()) / 4.0;
+            let c = p["c_end"].as_f64().unwrap();
+            assert!((c / (quarter * factor) - 1.0).abs() < 2e-3, "{p}: {factor}");
+        }
+    }
+    // The stages are kept beside the journal; a run that lost its journal after the
+    // probe (stopped before its first pair) plays no stage again.
+    let probe = dir.join("runs/search.spsa.probe.json");
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&probe).unwrap()).unwrap();
+    assert_eq!(record["stages"].as_array().unwrap().len(), 3);
+    std::fs::remove_file(dir.join("runs/search.spsa.jsonl")).unwrap();
+    let out = spsa(&file, &words(&command));
+    let again = succeeded(&out);
+    assert_eq!(again.matches("kept from").count(), 3, "{again}");
+    assert!(!again.contains("4 pairs, the start against"), "{again}");
+    // --restart moves the run aside, its probe with it, and probes again.
+    let out = spsa(&file, &words(&format!("{command} --seed 9 --restart")));
+    let restarted = succeeded(&out);
+    assert!(
+        restarted.contains("probe stage 1/3: 4 pairs"),
+        "{restarted}"
+    );
+    assert!(dir.join("runs/search.spsa.probe.json.old.1").exists());
+    // Too many probe pairs for the run are refused before anything is played.
+    let out = spsa(&file, &words("--pairs 30 --probe-pairs 10 --threads 1"));
+    let err = failed(&out);
+    assert!(
+        err.contains("--probe-pairs 10") && err.contains("30 pairs"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn export_to_openbench_designs_the_c_end_and_r_end_a_file_leaves_out() {
     let (dir, file, names) = designed_scratch("export");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     let rounded = |x: f64| -> f64 { format!("{x:.3e}").parse().unwrap() };
-    for (pairs, extra) in [(2000.0, vec![]), (500.0, vec!["--pairs", "500"])] {
-        let mut args = vec!["export", file.to_str().unwrap(), "--format", "openbench"];
-        args.extend(extra);
+    {
+        let args = ["export", file.to_str().unwrap(), "--format", "openbench"];
         let out = tuner_in(&dir, &args);
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         succeeded(&out);
@@ -797,7 +868,11 @@ fn export_to_openbench_designs_the_c_end_and_r_end_a_file_leaves_out() {
             if names[..2].iter().any(|n| p["name"] == n.as_str()) {
                 let range = (p["max"].as_f64().unwrap() - p["min"].as_f64().unwrap()) / 4.0;
                 assert_eq!(c, rounded(range), "{line}");
-                assert_eq!(r, rounded(designed_r(2.0 * pairs)), "{line}");
+                // r for all 88 parameters of the file.
+                assert!(
+                    (r / rounded(designed_r(CHI2_88)) - 1.0).abs() < 1e-3,
+                    "{line}"
+                );
             } else {
                 assert_eq!(
                     (fields[5], fields[6]),

@@ -1,7 +1,7 @@
 //! `tuner export`: the parameter values as a frozen Rust module, a C header or
 //! OpenBench SPSA input lines. OpenBench needs every parameter's `c_end` and `r_end`:
-//! where a file leaves them out, the export writes the design's (`spsa::design`) for
-//! `--pairs` pairs.
+//! where a file leaves them out, the export writes the design's (`spsa::design`): its
+//! prior c, which no probe has checked, and its r.
 //!
 //! The text comes from `occam_params::render`, the same renderer `engine/build.rs`
 //! uses for the `frozen` feature, so an exported module and the frozen build agree.
@@ -15,7 +15,7 @@ use occam_params::render;
 
 use super::{ParamFile, load_all, write_atomically};
 use crate::run_files;
-use crate::spsa::{DEFAULT_PAIRS, design};
+use crate::spsa::design;
 
 /// Output format of the export.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +25,7 @@ pub enum Format {
     /// A C header of `#define OCCAM_NAME (value)`.
     C,
     /// OpenBench SPSA input: `name, int, value, min, max, c_end, r_end` (c_end and
-    /// r_end designed for --pairs where a file leaves them out).
+    /// r_end designed where a file leaves them out).
     Openbench,
 }
 
@@ -43,15 +43,12 @@ pub struct Args {
     /// Extra provenance line for the header comment (repeatable), e.g. "SPRT: H1 accepted".
     #[arg(long, value_name = "TEXT")]
     pub note: Vec<String>,
-    /// The planned game pairs of the tune that --format openbench writes c_end and r_end
-    /// for, where a file leaves them to the design.
-    #[arg(long, default_value_t = DEFAULT_PAIRS, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
-    pub pairs: u64,
 }
 
-/// The `(c_end, r_end)` of every entry for an OpenBench tune of `pairs` pairs: the
-/// file's where given, as written; the design's elsewhere (four significant digits).
-pub fn openbench_ends(entries: &[occam_params::Param], pairs: u64) -> Vec<Option<(f64, f64)>> {
+/// The `(c_end, r_end)` of every entry for an OpenBench tune: the file's where given, as
+/// written; the design's elsewhere (four significant digits), its prior c unprobed and
+/// its r for fishtest's reference game variance.
+pub fn openbench_ends(entries: &[occam_params::Param]) -> Vec<Option<(f64, f64)>> {
     let requests: Vec<design::Request> = entries
         .iter()
         .map(|e| design::Request {
@@ -61,7 +58,7 @@ pub fn openbench_ends(entries: &[occam_params::Param], pairs: u64) -> Vec<Option
             r_end: e.r_end,
         })
         .collect();
-    design::gains(&requests, 2.0 * pairs as f64, 1.0)
+    design::gains(&requests, 1.0, design::PRIOR_GAME_VARIANCE)
         .into_iter()
         .map(|g| {
             let shown = |v: f64, designed: bool| if designed { design::rounded(v) } else { v };
@@ -73,13 +70,13 @@ pub fn openbench_ends(entries: &[occam_params::Param], pairs: u64) -> Vec<Option
 /// Renders the `value` of every parameter in `files` (in the given order).
 /// `provenance` lines go into the header comment of the Rust and C formats; the
 /// OpenBench format has no comment syntax, so it carries none, and writes designed
-/// `c_end`/`r_end` for a tune of `pairs` pairs where a file leaves them out.
-pub fn render(files: &[ParamFile], format: Format, provenance: &[String], pairs: u64) -> String {
+/// `c_end`/`r_end` where a file leaves them out.
+pub fn render(files: &[ParamFile], format: Format, provenance: &[String]) -> String {
     let entries: Vec<_> = files.iter().flat_map(|f| &f.entries).cloned().collect();
     match format {
         Format::Rust => render::rust_consts(&entries, provenance),
         Format::C => render::c_header(&entries, provenance),
-        Format::Openbench => render::openbench(&entries, &openbench_ends(&entries, pairs)),
+        Format::Openbench => render::openbench(&entries, &openbench_ends(&entries)),
     }
 }
 
@@ -91,7 +88,7 @@ pub fn run(args: Args) -> Result<()> {
         sources.join(", ")
     )];
     provenance.extend(args.note.iter().cloned());
-    let text = render(&files, args.format, &provenance, args.pairs);
+    let text = render(&files, args.format, &provenance);
     match &args.output {
         Some(path) => {
             let _lock = run_files::lock_outputs([(path.as_path(), "--output")])?;
@@ -124,12 +121,7 @@ mod tests {
 
     #[test]
     fn rust_export_declares_every_parameter_value_once() {
-        let text = render(
-            &shipped(),
-            Format::Rust,
-            &["tuned by test".to_string()],
-            DEFAULT_PAIRS,
-        );
+        let text = render(&shipped(), Format::Rust, &["tuned by test".to_string()]);
         assert!(text.contains("// tuned by test"), "{text}");
         for spec in &PARAM_SPECS {
             let decl = format!(
@@ -144,12 +136,7 @@ mod tests {
 
     #[test]
     fn c_export_is_guarded_and_defines_every_parameter() {
-        let text = render(
-            &shipped(),
-            Format::C,
-            &["a */ comment breaker".to_string()],
-            DEFAULT_PAIRS,
-        );
+        let text = render(&shipped(), Format::C, &["a */ comment breaker".to_string()]);
         assert!(text.starts_with("/*"));
         assert_eq!(text.matches("*/").count(), PARAM_SPECS.len() + 2, "{text}");
         assert!(
@@ -196,7 +183,7 @@ mod tests {
 
     #[test]
     fn openbench_export_passes_openbench_input_rules() {
-        let text = render(&shipped(), Format::Openbench, &[], DEFAULT_PAIRS);
+        let text = render(&shipped(), Format::Openbench, &[]);
         assert!(
             !text.ends_with('\n'),
             "a trailing newline is a malformed empty piece"
@@ -209,12 +196,7 @@ mod tests {
 
     #[test]
     fn openbench_export_matches_the_engine_params_command() {
-        let text = render(
-            &shipped(),
-            Format::Openbench,
-            &["ignored".to_string()],
-            DEFAULT_PAIRS,
-        );
+        let text = render(&shipped(), Format::Openbench, &["ignored".to_string()]);
         let exported: BTreeSet<&str> = text.lines().collect();
         let engine = occam::Params::default().openbench_lines();
         let from_engine: BTreeSet<&str> = engine.lines().collect();
@@ -230,8 +212,8 @@ mod tests {
 {"name": "razor_depth", "value": 5, "start": 5, "min": 0, "max": 9, "c_end": 1.5, "unit": "cp", "description": "d"}
 ]}"#;
         let file = ParamFile::parse(Path::new("x.json"), text.to_string()).unwrap();
-        let ends = openbench_ends(&file.entries, 2000);
-        let r = design::rounded(design::r_for(4000.0, design::COST_TARGET));
+        let ends = openbench_ends(&file.entries);
+        let r = design::rounded(design::designed_r(3, design::PRIOR_GAME_VARIANCE));
         assert_eq!(
             ends,
             [
@@ -240,7 +222,7 @@ mod tests {
                 Some((1.5, r))
             ]
         );
-        let lines = render(std::slice::from_ref(&file), Format::Openbench, &[], 2000);
+        let lines = render(std::slice::from_ref(&file), Format::Openbench, &[]);
         assert_eq!(
             lines,
             format!(
@@ -248,9 +230,5 @@ mod tests {
             )
         );
         openbench_accepts(&lines).unwrap();
-        // A longer tune gets a smaller designed rate; the given values stay.
-        let longer = openbench_ends(&file.entries, 20_000);
-        assert!(longer[0].unwrap().1 < r / 9.0);
-        assert_eq!(longer[1], Some((1.0, 0.002)));
     }
 }

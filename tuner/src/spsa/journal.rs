@@ -286,6 +286,7 @@ impl RunFiles {
             self.sibling("csv"),
             self.sibling("result.json"),
             self.sibling("svg"),
+            self.sibling("probe.json"),
         ]
     }
 

@@ -14,6 +14,7 @@
 mod binding;
 pub mod design;
 pub mod journal;
+mod probe;
 mod progress;
 mod report;
 pub mod rules;
@@ -148,6 +149,11 @@ pub struct Args {
     /// moves a value by a fraction of its `c_end`, so shorter runs need about 0.01.
     #[arg(long, value_name = "R", allow_negative_numbers = true)]
     pub r_end: Option<f64>,
+    /// Pairs in each of the probe's three stages, for a run that designs some c (a
+    /// parameter without `c_end`) [default: 2% of --pairs a stage, none below 10];
+    /// 0 plays no probe and keeps the prior c, a quarter of the range.
+    #[arg(long, value_name = "N")]
+    pub probe_pairs: Option<u64>,
     /// Tune but do not write the parameter files (the journal and table are written).
     #[arg(long, conflicts_with = "verify")]
     pub no_write: bool,
@@ -211,11 +217,14 @@ struct VerifySettings {
 /// A Ctrl-C stops the run cleanly: it is saved, and how to go on is printed.
 pub fn run(args: Args) -> Result<()> {
     let finish_only = args.finish;
+    if !finish_only {
+        // Before preparing: a designed run plays its probe there.
+        interrupt::install("finishing the pairs in flight, then saving the run");
+    }
     let (plan, server) = prepare(args)?;
     if finish_only {
         return finish(plan, server);
     }
-    interrupt::install("finishing the pairs in flight, then saving the run");
     let server = play(&plan, server)?;
     if interrupt::requested() && !server.finished() {
         report_stop(&plan, &server);
@@ -289,6 +298,16 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     {
         bail!("--alpha and --gamma must be positive and --spsa-a non-negative");
     }
+    if let Some(n) = args.probe_pairs
+        && n.saturating_mul(probe::STAGES) >= args.pairs
+    {
+        bail!(
+            "--probe-pairs {n}: the probe's {} stages would take {} of the {} pairs of --pairs; give fewer probe pairs or more pairs",
+            probe::STAGES,
+            n.saturating_mul(probe::STAGES),
+            args.pairs
+        );
+    }
     if let Some(r) = args.r_end
         && !(r > 0.0 && r.is_finite())
     {
@@ -336,27 +355,88 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     let adjudication = args.games.adjudication();
 
     let run_files = RunFiles::new(journal.clone());
+    let probe_file = run_files.sibling("probe.json");
+    // A run stopped during its probe has no journal yet: --resume continues the probe.
+    let new_run =
+        !(args.resume || args.finish) || (args.resume && !journal.exists() && probe_file.exists());
+    if new_run {
+        make_room(&args, &run_files)?;
+    }
+    let openings_count = book
+        .as_ref()
+        .map_or(args.pairs.min(2000) as usize, Vec::len);
+    let threads = args
+        .threads
+        .map(|t| t as usize)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let hash_mb = args.games.hash_mb();
     let requested: Vec<Requested> = chosen.into_iter().map(|c| c.param).collect();
-    let resolved = resolve(&requested, &args);
+    let mut resolved = resolve(&requested, &args, &Probing::NONE);
+    if new_run && resolved.designed && requested.iter().any(|p| p.c_end.is_none()) {
+        let stage_pairs = args
+            .probe_pairs
+            .unwrap_or_else(|| probe::stage_pairs(args.pairs));
+        if stage_pairs > 0 {
+            let slots = side.reselect(&resolved.params)?;
+            let openings = match &book {
+                Some(book) => book.clone(),
+                None => args.games.openings(openings_count)?,
+            };
+            let identity = probe::Identity {
+                files: args.files.clone(),
+                names: requested.iter().map(|p| p.name.clone()).collect(),
+                params: requested
+                    .iter()
+                    .zip(&resolved.params)
+                    .map(|(q, p)| probe::Probed {
+                        start: q.start,
+                        min: q.min,
+                        max: q.max,
+                        prior_c: q.c_end.is_none().then_some(p.c_end),
+                    })
+                    .collect(),
+                games: args.games.describe(),
+                seed: args.games.seed,
+                stage_pairs,
+                stages: probe::STAGES,
+            };
+            let players = probe::Players {
+                side: &side,
+                slots: &slots,
+                openings: &openings,
+                tc,
+                adjudication: &adjudication,
+                threads,
+                hash_mb,
+            };
+            let found = probe::run(identity, &probe_file, &players)?;
+            resolved = resolve(
+                &requested,
+                &args,
+                &Probing {
+                    c_scale: found.c_scale,
+                    game_variance: found.game_variance,
+                    pairs: found.pairs,
+                },
+            );
+        }
+    }
     let config = RunConfig {
         version: 1,
         files: args.files.clone(),
-        params: resolved.params,
+        params: resolved.params.clone(),
         hyper: resolved.hyper,
         seed: args.games.seed,
         average_fraction: resolved.average_fraction,
         designed: resolved.designed,
         games: args.games.describe(),
-        openings: book
-            .as_ref()
-            .map_or(args.pairs.min(2000) as usize, Vec::len),
+        openings: openings_count,
         nonce: 0,
         left_out,
         engine: side.engine(),
     };
 
-    let server = open_run(&args, config, &run_files)?;
-    let new_run = !(args.resume || args.finish);
+    let server = open_run(&args, config, &run_files, new_run)?;
     if new_run {
         if resolved.designed
             && (args.alpha.is_some() || args.gamma.is_some() || args.big_a.is_some())
@@ -365,7 +445,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
                 "note: --alpha, --gamma and --spsa-a shape the decaying schedule; this run plays the design's constant gains, so they are ignored"
             );
         }
-        for line in plan_lines(&server.config, &resolved.sources, args.output) {
+        for line in plan_lines(&server.config, &resolved, args.output) {
             eprintln!("{line}");
         }
     }
@@ -376,11 +456,6 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
         None => args.games.openings(server.config.openings)?,
     };
     let pgn = args.games.pgn_writer()?;
-    let threads = args
-        .threads
-        .map(|t| t as usize)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let hash_mb = args.games.hash_mb();
 
     eprintln!(
         "spsa: {} parameters of {} from {}, {} pairs, r_end {}, {threads} threads, {}; journal {}",
@@ -442,6 +517,23 @@ impl Source {
     }
 }
 
+/// What a probe found (`spsa::probe`), or [`Probing::NONE`].
+struct Probing {
+    c_scale: f64,
+    game_variance: f64,
+    /// Pairs the probe took from the run's budget.
+    pairs: u64,
+}
+
+impl Probing {
+    /// No probe: the prior c and the prior game variance.
+    const NONE: Probing = Probing {
+        c_scale: 1.0,
+        game_variance: design::PRIOR_GAME_VARIANCE,
+        pairs: 0,
+    };
+}
+
 /// The gains, schedule and averaging of a new run.
 struct Resolved {
     /// The tuned parameters with the c_end and r_end the run plays.
@@ -452,23 +544,27 @@ struct Resolved {
     average_fraction: f64,
     /// The run plays the design's constant gains.
     designed: bool,
+    probing: Probing,
 }
 
-/// The designed gains of a run of `pairs` planned pairs (2·pairs games): the files'
-/// c_end and r_end where given, the design's elsewhere, every designed c multiplied by
-/// `c_scale` (1: the prior, a quarter of the range). The one place `tuner spsa` computes
-/// designed gains.
-pub fn designed_gains(requested: &[Requested], pairs: u64, c_scale: f64) -> Vec<design::Gains> {
+/// The designed gains: the files' c_end and r_end where given, the design's elsewhere,
+/// every designed c multiplied by `c_scale` (1: the prior, a quarter of the range) and r
+/// for games of `game_variance`. The one place `tuner spsa` computes designed gains.
+pub fn designed_gains(
+    requested: &[Requested],
+    c_scale: f64,
+    game_variance: f64,
+) -> Vec<design::Gains> {
     let requests: Vec<design::Request> = requested.iter().map(Requested::design_request).collect();
-    design::gains(&requests, 2.0 * pairs as f64, c_scale)
+    design::gains(&requests, c_scale, game_variance)
 }
 
 /// How a new run plays. When every tuned parameter's file gives both `c_end` and
 /// `r_end`: fishtest's decaying gains from them (`--spsa-a`, `--alpha`, `--gamma`), the
-/// last quarter averaged. Otherwise the design: constant gains ([`designed_gains`]),
-/// the last half averaged. `--r-end` sets r and `--average-fraction` the averaging
-/// either way.
-fn resolve(requested: &[Requested], args: &Args) -> Resolved {
+/// last quarter averaged. Otherwise the design: constant gains ([`designed_gains`],
+/// scaled by what the probe found), the last half averaged, over the pairs the probe
+/// left. `--r-end` sets r and `--average-fraction` the averaging either way.
+fn resolve(requested: &[Requested], args: &Args, probing: &Probing) -> Resolved {
     let designed = !requested.iter().all(Requested::given);
     let (ends, hyper, average_fraction): (Vec<(f64, f64, Source, Source)>, _, _) = if designed {
         let from = |designed: bool| {
@@ -478,11 +574,12 @@ fn resolve(requested: &[Requested], args: &Args) -> Resolved {
                 Source::File
             }
         };
-        let ends = designed_gains(requested, args.pairs, 1.0)
+        let ends = designed_gains(requested, probing.c_scale, probing.game_variance)
             .into_iter()
             .map(|g| (g.c, g.r, from(g.designed_c), from(g.designed_r)))
             .collect();
-        let constant = Hyper::new(args.pairs, Some(0.0), 0.0, 0.0);
+        let pairs = args.pairs.saturating_sub(probing.pairs).max(1);
+        let constant = Hyper::new(pairs, Some(0.0), 0.0, 0.0);
         (ends, constant, design::AVERAGE_FRACTION)
     } else {
         let ends = requested
@@ -514,6 +611,7 @@ fn resolve(requested: &[Requested], args: &Args) -> Resolved {
         hyper,
         average_fraction: args.average_fraction.unwrap_or(average_fraction),
         designed,
+        probing: Probing { ..*probing },
     }
 }
 
@@ -540,7 +638,8 @@ fn source_text((c, r): (Source, Source)) -> String {
 /// each tuned parameter's c and r and where they come from (above [`PLAN_ROWS_ALL`]
 /// parameters the first few and a count per source), and for a designed run the games
 /// the design expects to need, beside the planned games.
-fn plan_lines(config: &RunConfig, sources: &[(Source, Source)], output: Output) -> Vec<String> {
+fn plan_lines(config: &RunConfig, resolved: &Resolved, output: Output) -> Vec<String> {
+    let sources = &resolved.sources;
     let pairs = config.hyper.pairs;
     let n = config.params.len();
     let result = match output {
@@ -552,8 +651,22 @@ fn plan_lines(config: &RunConfig, sources: &[(Source, Source)], output: Output) 
     };
     let mut lines = vec![if config.designed {
         format!(
-            "spsa: plan: constant gains, the design's where a file leaves out c_end or r_end (c: the change that costs about {} Elo, a quarter of the range; r: shrinks the start's offset by e^3 over the planned games); {result}",
-            design::COST_TARGET
+            "spsa: plan: constant gains, the design's where a file leaves out c_end or r_end (c: the change that costs about {} Elo, a quarter of the range{}; r: leaves {} Elo of noise around the optimum, all parameters together, for games whose W − L varies by {} a game{}); {result}",
+            design::COST_TARGET,
+            match resolved.probing.pairs {
+                0 => String::new(),
+                p => format!(
+                    " times {} as a probe of {p} pairs found",
+                    short(resolved.probing.c_scale)
+                ),
+            },
+            design::PRECISION,
+            short(resolved.probing.game_variance),
+            if resolved.probing.pairs == 0 {
+                " (fishtest's reference)"
+            } else {
+                " (measured by the probe)"
+            }
         )
     } else {
         format!(
@@ -602,7 +715,8 @@ fn plan_lines(config: &RunConfig, sources: &[(Source, Source)], output: Output) 
         ));
     }
     if config.designed {
-        let expected = design::games_for(0.5, n, 0.39, design::COST_TARGET);
+        let variance = resolved.probing.game_variance;
+        let expected = design::games_for(design::PRECISION, n, variance, design::COST_TARGET);
         lines.push(format!(
             "spsa: planned {} games; the design expects about {} games to end within 0.5 Elo of the optimum of a quadratic landscape (95%, {n} parameters)",
             crate::simulate::thousands(2.0 * pairs as f64),
@@ -675,9 +789,9 @@ fn lock_run(args: &Args, journal: &Path, header: Option<&Path>) -> Result<WriteL
 
 /// The run: resumed from its journal with --resume (which must use the run's own files
 /// and game options), else new, after --restart has moved an earlier run aside.
-fn open_run(args: &Args, config: RunConfig, run_files: &RunFiles) -> Result<Server> {
+fn open_run(args: &Args, config: RunConfig, run_files: &RunFiles, new_run: bool) -> Result<Server> {
     let journal = &run_files.journal;
-    Ok(if args.resume || args.finish {
+    Ok(if !new_run {
         let server = Server::resume(run_files.clone())?;
         let was = &server.config;
         if was.engine != config.engine {
@@ -717,21 +831,28 @@ fn open_run(args: &Args, config: RunConfig, run_files: &RunFiles) -> Result<Serv
         );
         server
     } else {
-        if args.restart {
-            if let Some(n) = run_files.rotate()? {
-                eprintln!(
-                    "--restart: the earlier run's files are kept as {}.old.{n} and its siblings",
-                    journal.display()
-                );
-            }
-        } else if journal.exists() {
-            bail!(
-                "{} holds an earlier run: add --resume to continue it or --restart to start over",
+        Server::new(config, Some(run_files.clone()))?
+    })
+}
+
+/// Before a new run (and its probe): --restart moves an earlier run's files aside;
+/// without it an earlier journal is refused.
+fn make_room(args: &Args, run_files: &RunFiles) -> Result<()> {
+    let journal = &run_files.journal;
+    if args.restart {
+        if let Some(n) = run_files.rotate()? {
+            eprintln!(
+                "--restart: the earlier run's files are kept as {}.old.{n} and its siblings",
                 journal.display()
             );
         }
-        Server::new(config, Some(run_files.clone()))?
-    })
+    } else if journal.exists() {
+        bail!(
+            "{} holds an earlier run: add --resume to continue it or --restart to start over",
+            journal.display()
+        );
+    }
+    Ok(())
 }
 
 /// Plays the planned pairs on `plan.threads` workers and returns the server with every
@@ -1075,7 +1196,7 @@ mod tests {
             requested("a", Some(10.0), Some(0.002)),
             requested("b", Some(4.0), Some(0.01)),
         ];
-        let r = resolve(&given, &args("x.json --pairs 1000"));
+        let r = resolve(&given, &args("x.json --pairs 1000"), &Probing::NONE);
         assert!(!r.designed);
         assert_eq!(r.hyper, Hyper::new(1000, None, Hyper::ALPHA, Hyper::GAMMA));
         assert_eq!(r.average_fraction, DEFAULT_AVERAGE_FRACTION);
@@ -1085,6 +1206,7 @@ mod tests {
         let r = resolve(
             &given,
             &args("x.json --pairs 1000 --alpha 0.5 --spsa-a 7 --r-end 0.02 --average-fraction 0.1"),
+            &Probing::NONE,
         );
         assert_eq!(
             (r.hyper.alpha, r.hyper.gamma, r.hyper.big_a),
@@ -1104,11 +1226,11 @@ mod tests {
             requested("b", None, None),
             requested("c", Some(4.0), None),
         ];
-        let r = resolve(&mixed, &args("x.json --pairs 2000"));
+        let r = resolve(&mixed, &args("x.json --pairs 2000"), &Probing::NONE);
         assert!(r.designed);
         assert_eq!(r.hyper, Hyper::new(2000, Some(0.0), 0.0, 0.0));
         assert_eq!(r.average_fraction, design::AVERAGE_FRACTION);
-        let designed_r = design::r_for(4000.0, design::COST_TARGET);
+        let designed_r = design::designed_r(3, design::PRIOR_GAME_VARIANCE);
         let ends: Vec<_> = r.params.iter().map(|p| (p.c_end, p.r_end)).collect();
         assert_eq!(ends, [(10.0, 0.002), (50.0, designed_r), (4.0, designed_r)]);
         assert_eq!(
@@ -1128,19 +1250,35 @@ mod tests {
         let r = resolve(
             &mixed,
             &args("x.json --pairs 2000 --r-end 0.01 --average-fraction 0.3"),
+            &Probing::NONE,
         );
         assert!(r.params.iter().all(|p| p.r_end == 0.01));
         assert_eq!(r.sources[1], (Source::Designed, Source::Flag));
         assert_eq!(r.average_fraction, 0.3);
+        // A probe that took 120 pairs, halved c and measured noisier games: c halves,
+        // r follows the variance, the SPSA pairs are what is left.
+        let probing = Probing {
+            c_scale: 0.5,
+            game_variance: 0.78,
+            pairs: 120,
+        };
+        let r = resolve(&mixed, &args("x.json --pairs 2000"), &probing);
+        assert_eq!(r.hyper.pairs, 1880);
+        assert_eq!(
+            (r.params[0].c_end, r.params[1].c_end, r.params[2].c_end),
+            (10.0, 25.0, 4.0)
+        );
+        assert_eq!(r.params[1].r_end, design::designed_r(3, 0.78));
+        assert_eq!(r.params[0].r_end, 0.002);
     }
 
     fn plan_of(params: &[Requested], line: &str) -> Vec<String> {
         let a = args(line);
-        let r = resolve(params, &a);
+        let r = resolve(params, &a, &Probing::NONE);
         let config = RunConfig {
             version: 1,
             files: vec![],
-            params: r.params,
+            params: r.params.clone(),
             hyper: r.hyper,
             seed: 1,
             average_fraction: r.average_fraction,
@@ -1151,7 +1289,7 @@ mod tests {
             left_out: vec![],
             engine: None,
         };
-        plan_lines(&config, &r.sources, a.output)
+        plan_lines(&config, &r, a.output)
     }
 
     #[test]
@@ -1170,7 +1308,7 @@ mod tests {
             plan[0]
         );
         assert_eq!(plan[1], "spsa:   a_long_name  c 10       r 0.002    (file)");
-        let r = design::rounded(design::r_for(4000.0, design::COST_TARGET));
+        let r = design::rounded(design::designed_r(2, design::PRIOR_GAME_VARIANCE));
         assert_eq!(
             plan[2],
             format!("spsa:   b            c 50       r {r:<8} (designed)")

@@ -102,8 +102,9 @@ impl Progress {
     }
 
     pub fn finish(&self) {
-        self.bar.finish();
+        // Before finishing: a finished bar stands at its end, not at the pairs played.
         let games = 2 * (self.bar.position() - self.pairs_at_start);
+        self.bar.finish();
         let secs = self.started.elapsed().as_secs_f64();
         eprintln!(
             "spsa: {games} games in {secs:.1} s ({:.2} games/s)",
