@@ -849,6 +849,38 @@ fn a_designed_run_probes_the_cost_of_its_perturbation_first_and_keeps_the_stages
 }
 
 #[test]
+fn until_plans_the_pairs_by_a_precision_and_needs_the_design() {
+    let (dir, file, names) = designed_scratch("until");
+    let params = names.join(",");
+    // 4 parameters within 1000 Elo: 167,492/2000 games, so 42 pairs (none to probe).
+    let out = spsa(
+        &file,
+        &words(&format!(
+            "--until 1000 --threads 1 --no-write --params {params}"
+        )),
+    );
+    let all = succeeded(&out);
+    assert!(all.contains("spsa: planned 84 games"), "{all}");
+    let journal = std::fs::read_to_string(dir.join("runs/search.spsa.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 1 + 42);
+    // Not with --pairs, and not for a run whose parameters give c_end and r_end.
+    let err = failed(&spsa(&file, &words("--until 1 --pairs 50 --restart")));
+    assert!(err.contains("--until") && err.contains("--pairs"), "{err}");
+    let given = names[2..].join(",");
+    let err = failed(&spsa(
+        &file,
+        &words(&format!("--until 1 --restart --params {given}")),
+    ));
+    assert!(
+        err.contains("every parameter of this run gives both"),
+        "{err}"
+    );
+    let err = failed(&spsa(&file, &words("--until 0 --restart")));
+    assert!(err.contains("--until takes a precision"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn export_to_openbench_designs_the_c_end_and_r_end_a_file_leaves_out() {
     let (dir, file, names) = designed_scratch("export");
     let json: serde_json::Value =

@@ -213,7 +213,11 @@ mod tests {
 ]}"#;
         let file = ParamFile::parse(Path::new("x.json"), text.to_string()).unwrap();
         let ends = openbench_ends(&file.entries);
-        let r = design::rounded(design::designed_r(3, design::PRIOR_GAME_VARIANCE));
+        let r = design::rounded(design::r_within(
+            design::PRECISION,
+            3,
+            design::PRIOR_GAME_VARIANCE,
+        ));
         assert_eq!(
             ends,
             [

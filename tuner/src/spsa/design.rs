@@ -70,12 +70,6 @@ pub fn r_within(precision: f64, n: usize, game_variance: f64) -> f64 {
     8.0 * precision / (ELO_PER_SCORE * chi2 * game_variance)
 }
 
-/// The design's r for `n` parameters and games whose W − L varies by `game_variance`
-/// at equal strength ([`PRIOR_GAME_VARIANCE`] until games have measured it).
-pub fn designed_r(n: usize, game_variance: f64) -> f64 {
-    r_within(PRECISION, n, game_variance)
-}
-
 /// The games the design needs to end within `precision` Elo (95%) when every c costs
 /// `cost` Elo: 3·C²·χ²₀.₉₅(n)·σ²/(32·precision·cost).
 pub fn games_for(precision: f64, n: usize, game_variance: f64, cost: f64) -> f64 {
@@ -104,14 +98,24 @@ pub struct Gains {
 
 /// The gains: the file's values where given, the design's elsewhere, with every
 /// designed c multiplied by `c_scale` (a probe's answer; 1 without one) and r for
-/// games of `game_variance`.
+/// games of `game_variance` and the design's [`PRECISION`].
 pub fn gains(requests: &[Request], c_scale: f64, game_variance: f64) -> Vec<Gains> {
+    gains_within(requests, c_scale, game_variance, PRECISION)
+}
+
+/// [`gains`] for a noise ball of `precision` Elo instead of [`PRECISION`].
+pub fn gains_within(
+    requests: &[Request],
+    c_scale: f64,
+    game_variance: f64,
+    precision: f64,
+) -> Vec<Gains> {
+    let r = r_within(precision, requests.len(), game_variance);
     requests
         .iter()
         .map(|q| Gains {
             c: q.c_end.unwrap_or(q.prior_c() * c_scale),
-            r: q.r_end
-                .unwrap_or_else(|| designed_r(requests.len(), game_variance)),
+            r: q.r_end.unwrap_or(r),
             designed_c: q.c_end.is_none(),
             designed_r: q.r_end.is_none(),
         })
@@ -206,9 +210,9 @@ mod tests {
             assert!((games / lifetime - 3.0).abs() < 1e-9, "n = {n}");
         }
         // More parameters: a smaller r, so that their noise adds up to the same.
-        assert!(designed_r(77, 0.39) < designed_r(4, 0.39) / 8.0);
+        assert!(r_within(PRECISION, 77, 0.39) < r_within(PRECISION, 4, 0.39) / 8.0);
         // Noisier games: a smaller r for the same noise ball.
-        assert!((designed_r(4, 0.78) - designed_r(4, 0.39) / 2.0).abs() < 1e-15);
+        assert!((r_within(PRECISION, 4, 0.78) - r_within(PRECISION, 4, 0.39) / 2.0).abs() < 1e-15);
     }
 
     #[test]
@@ -241,7 +245,7 @@ mod tests {
             (3.0, false, true)
         );
         assert_eq!((g[2].c, g[2].r), (3.0, 0.01));
-        let r = designed_r(3, PRIOR_GAME_VARIANCE);
+        let r = r_within(PRECISION, 3, PRIOR_GAME_VARIANCE);
         assert_eq!((g[0].r, g[1].r), (r, r));
     }
 

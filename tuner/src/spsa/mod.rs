@@ -104,6 +104,12 @@ pub struct Args {
     /// Planned iterations (game pairs), N.
     #[arg(long, default_value_t = DEFAULT_PAIRS, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub pairs: u64,
+    /// Plan the pairs by a precision target instead of --pairs: as many as the design
+    /// expects to need to end within PRECISION Elo of the optimum (95%, all tuned
+    /// parameters together), with r for that precision. Only for a run the design plays
+    /// (a tuned parameter without c_end or r_end).
+    #[arg(long, value_name = "PRECISION", conflicts_with = "pairs")]
+    pub until: Option<f64>,
     /// Worker threads, each playing one pair at a time [default: all cores].
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: Option<u64>,
@@ -298,7 +304,13 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     {
         bail!("--alpha and --gamma must be positive and --spsa-a non-negative");
     }
+    if let Some(p) = args.until
+        && !(p > 0.0 && p.is_finite())
+    {
+        bail!("--until takes a precision in Elo above 0 (e.g. 1), got {p}");
+    }
     if let Some(n) = args.probe_pairs
+        && args.until.is_none()
         && n.saturating_mul(probe::STAGES) >= args.pairs
     {
         bail!(
@@ -371,6 +383,14 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let hash_mb = args.games.hash_mb();
     let requested: Vec<Requested> = chosen.into_iter().map(|c| c.param).collect();
+    if let Some(precision) = args.until {
+        if requested.iter().all(Requested::given) {
+            bail!(
+                "--until {precision} plans the pairs by the design, which plays only when a tuned parameter leaves c_end or r_end to it; every parameter of this run gives both: plan with --pairs"
+            );
+        }
+        args.pairs = until_pairs(precision, requested.len(), design::PRIOR_GAME_VARIANCE);
+    }
     let mut resolved = resolve(&requested, &args, &Probing::NONE);
     if new_run && resolved.designed && requested.iter().any(|p| p.c_end.is_none()) {
         let stage_pairs = args
@@ -410,6 +430,10 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
                 hash_mb,
             };
             let found = probe::run(identity, &probe_file, &players)?;
+            if let Some(precision) = args.until {
+                let n = requested.len();
+                args.pairs = found.pairs + until_pairs(precision, n, found.game_variance);
+            }
             resolved = resolve(
                 &requested,
                 &args,
@@ -549,14 +573,24 @@ struct Resolved {
 
 /// The designed gains: the files' c_end and r_end where given, the design's elsewhere,
 /// every designed c multiplied by `c_scale` (1: the prior, a quarter of the range) and r
-/// for games of `game_variance`. The one place `tuner spsa` computes designed gains.
+/// for games of `game_variance` and a noise ball of `precision` Elo. The one place
+/// `tuner spsa` computes designed gains.
 pub fn designed_gains(
     requested: &[Requested],
     c_scale: f64,
     game_variance: f64,
+    precision: f64,
 ) -> Vec<design::Gains> {
     let requests: Vec<design::Request> = requested.iter().map(Requested::design_request).collect();
-    design::gains(&requests, c_scale, game_variance)
+    design::gains_within(&requests, c_scale, game_variance, precision)
+}
+
+/// The SPSA pairs the design expects to need to end within `precision` Elo of the
+/// optimum (95%) with `n` parameters and games of `game_variance`, within --pairs'
+/// limit.
+fn until_pairs(precision: f64, n: usize, game_variance: f64) -> u64 {
+    let games = design::games_for(precision, n, game_variance, design::COST_TARGET);
+    ((games / 2.0).ceil() as u64).clamp(1, 100_000_000)
 }
 
 /// How a new run plays. When every tuned parameter's file gives both `c_end` and
@@ -574,7 +608,8 @@ fn resolve(requested: &[Requested], args: &Args, probing: &Probing) -> Resolved 
                 Source::File
             }
         };
-        let ends = designed_gains(requested, probing.c_scale, probing.game_variance)
+        let precision = args.until.unwrap_or(design::PRECISION);
+        let ends = designed_gains(requested, probing.c_scale, probing.game_variance, precision)
             .into_iter()
             .map(|g| (g.c, g.r, from(g.designed_c), from(g.designed_r)))
             .collect();
@@ -1230,7 +1265,7 @@ mod tests {
         assert!(r.designed);
         assert_eq!(r.hyper, Hyper::new(2000, Some(0.0), 0.0, 0.0));
         assert_eq!(r.average_fraction, design::AVERAGE_FRACTION);
-        let designed_r = design::designed_r(3, design::PRIOR_GAME_VARIANCE);
+        let designed_r = design::r_within(design::PRECISION, 3, design::PRIOR_GAME_VARIANCE);
         let ends: Vec<_> = r.params.iter().map(|p| (p.c_end, p.r_end)).collect();
         assert_eq!(ends, [(10.0, 0.002), (50.0, designed_r), (4.0, designed_r)]);
         assert_eq!(
@@ -1268,8 +1303,28 @@ mod tests {
             (r.params[0].c_end, r.params[1].c_end, r.params[2].c_end),
             (10.0, 25.0, 4.0)
         );
-        assert_eq!(r.params[1].r_end, design::designed_r(3, 0.78));
+        assert_eq!(
+            r.params[1].r_end,
+            design::r_within(design::PRECISION, 3, 0.78)
+        );
         assert_eq!(r.params[0].r_end, 0.002);
+    }
+
+    #[test]
+    fn until_plans_the_pairs_the_design_expects_to_need() {
+        // n = 4 at fishtest's reference variance: 167,492 games for 0.5 Elo, so 83,746
+        // pairs; ten times coarser, ten times fewer.
+        let games = design::games_for(0.5, 4, 0.39, design::COST_TARGET);
+        assert_eq!(until_pairs(0.5, 4, 0.39), (games / 2.0).ceil() as u64);
+        assert_eq!(until_pairs(5.0, 4, 0.39), (games / 20.0).ceil() as u64);
+        // Noisier games need more.
+        assert!(until_pairs(0.5, 4, 0.78) > 2 * until_pairs(0.5, 4, 0.39) - 2);
+        // r is the precision's: a coarser target plays a larger r.
+        let mixed = [requested("b", None, None)];
+        let fine = resolve(&mixed, &args("x.json"), &Probing::NONE);
+        let coarse = resolve(&mixed, &args("x.json --until 5"), &Probing::NONE);
+        let ratio = coarse.params[0].r_end / fine.params[0].r_end;
+        assert!((ratio - 10.0).abs() < 1e-9, "{ratio}");
     }
 
     fn plan_of(params: &[Requested], line: &str) -> Vec<String> {
@@ -1308,7 +1363,11 @@ mod tests {
             plan[0]
         );
         assert_eq!(plan[1], "spsa:   a_long_name  c 10       r 0.002    (file)");
-        let r = design::rounded(design::designed_r(2, design::PRIOR_GAME_VARIANCE));
+        let r = design::rounded(design::r_within(
+            design::PRECISION,
+            2,
+            design::PRIOR_GAME_VARIANCE,
+        ));
         assert_eq!(
             plan[2],
             format!("spsa:   b            c 50       r {r:<8} (designed)")
