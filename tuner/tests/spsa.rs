@@ -881,6 +881,47 @@ fn until_plans_the_pairs_by_a_precision_and_needs_the_design() {
 }
 
 #[test]
+fn a_run_estimates_its_gain_with_pairs_of_the_average_against_the_start() {
+    let (dir, file, names) = designed_scratch("gain");
+    let params = names.join(",");
+    // 60 pairs, the last 30 averaged, one gain pair per 2 of them: 15.
+    let out = spsa(
+        &file,
+        &words(&format!(
+            "--pairs 60 --probe-pairs 0 --gain-every 2 --threads 1 --no-write --params {params}"
+        )),
+    );
+    let all = succeeded(&out);
+    let line = all
+        .lines()
+        .find(|l| l.starts_with("spsa: gain "))
+        .unwrap_or_else(|| panic!("no gain line: {all}"));
+    assert!(
+        line.contains("Elo (95%, 15 pairs of the average against the start)"),
+        "{line}"
+    );
+    // They are not SPSA pairs: the journal holds the 60, and θ moved as without them.
+    let journal = std::fs::read_to_string(dir.join("runs/search.spsa.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 1 + 60);
+    let result: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("runs/search.spsa.result.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(result["gain"]["pairs"], 15);
+    let without = spsa(
+        &file,
+        &words(&format!(
+            "--pairs 60 --probe-pairs 0 --gain-every 0 --threads 1 --no-write --restart --params {params}"
+        )),
+    );
+    assert!(!succeeded(&without).contains("spsa: gain "));
+    let again = std::fs::read_to_string(dir.join("runs/search.spsa.jsonl")).unwrap();
+    let pairs = |j: &str| j.lines().skip(1).map(String::from).collect::<Vec<_>>();
+    assert_eq!(pairs(&journal), pairs(&again));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn export_to_openbench_designs_the_c_end_and_r_end_a_file_leaves_out() {
     let (dir, file, names) = designed_scratch("export");
     let json: serde_json::Value =

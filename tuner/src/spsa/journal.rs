@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::design::Request;
 use super::schedule::Hyper;
+use crate::matches::stats::Tally;
 use crate::param_files::write_atomically;
 
 /// One tuned parameter as the server sees it: its `c_end` and `r_end` are what the run
@@ -165,6 +166,11 @@ pub struct State {
     /// Every iteration k ≤ `done_below` is finished, plus those in `done_above`.
     pub done_below: u64,
     pub done_above: BTreeSet<u64>,
+    /// The gain pairs (the averaged θ against the start, beside the SPSA pairs in the
+    /// averaging window), from the averaged side's point of view. Kept in the
+    /// checkpoint only: they do not move θ.
+    #[serde(default)]
+    pub gain: Tally,
 }
 
 impl State {
@@ -182,6 +188,7 @@ impl State {
             penta: [0; 5],
             done_below: 0,
             done_above: BTreeSet::new(),
+            gain: Tally::default(),
         }
     }
 }

@@ -12,6 +12,20 @@ use super::journal;
 use super::server::Server;
 use crate::play::game::{GameRecord, PlayerFault};
 
+/// Pairs a gain estimate needs before it is shown.
+const GAIN_PAIRS_SHOWN: u64 = 10;
+
+/// The gain so far, e.g. `gain +4.1 ± 9.8 Elo (95%, 120 pairs of the average against
+/// the start)`; `None` before [`GAIN_PAIRS_SHOWN`] pairs.
+pub fn gain_text(server: &Server) -> Option<String> {
+    let (elo, error, pairs) = server.gain_estimate()?;
+    (pairs >= GAIN_PAIRS_SHOWN).then(|| {
+        format!(
+            "gain {elo:+.1} ± {error:.1} Elo (95%, {pairs} pairs of the average against the start)"
+        )
+    })
+}
+
 /// The live progress line.
 pub struct Progress {
     bar: ProgressBar,
@@ -81,11 +95,12 @@ impl Progress {
             })
             .collect();
         let msg = format!(
-            "{rate:.1} games/s  W-D-L {}-{}-{}  penta {:?}  {}",
+            "{rate:.1} games/s  W-D-L {}-{}-{}  penta {:?}{}  {}",
             s.wdl[0],
             s.wdl[1],
             s.wdl[2],
             s.penta,
+            gain_text(server).map_or(String::new(), |g| format!("  {g}")),
             movers.join("  ")
         );
         self.bar.set_position(server.pairs_done());
@@ -101,7 +116,10 @@ impl Progress {
         }
     }
 
-    pub fn finish(&self) {
+    pub fn finish(&self, server: &Server) {
+        if let Some(g) = gain_text(server) {
+            eprintln!("spsa: {g}");
+        }
         // Before finishing: a finished bar stands at its end, not at the pairs played.
         let games = 2 * (self.bar.position() - self.pairs_at_start);
         self.bar.finish();

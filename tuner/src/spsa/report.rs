@@ -153,9 +153,13 @@ impl Table {
     /// `<journal stem>.csv` and `<journal stem>.result.json`, each written atomically.
     pub fn write_files(&self, files: &RunFiles, server: &Server) -> Result<()> {
         write_atomically(&files.sibling("csv"), &self.csv())?;
+        let gain = server.gain_estimate().map(|(elo, error, pairs)| {
+            serde_json::json!({"elo": elo, "error95": error, "pairs": pairs, "penta": server.state.gain.penta})
+        });
         let json = serde_json::json!({
             "config": server.config,
             "result": self,
+            "gain": gain,
         });
         write_atomically(
             &files.sibling("result.json"),

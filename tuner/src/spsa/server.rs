@@ -26,6 +26,7 @@ use super::journal::{
     read_journal,
 };
 use super::schedule::{Gains, Realised, realise, step};
+use crate::play::game::Outcome;
 
 /// One game pair to play.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,6 +66,17 @@ pub struct Server {
     files: Option<RunFiles>,
     last_checkpoint: Instant,
     checkpoint_every: Duration,
+    /// Gain pairs handed out and not yet back.
+    gain_in_flight: u64,
+}
+
+/// A gain pair: the averaged θ (rounded) against the start values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GainPair {
+    pub average: Vec<i32>,
+    pub start: Vec<i32>,
+    /// Index into the opening list.
+    pub opening: usize,
 }
 
 impl Server {
@@ -128,6 +140,7 @@ impl Server {
             files,
             last_checkpoint: Instant::now(),
             checkpoint_every: Duration::from_secs(5),
+            gain_in_flight: 0,
         }
     }
 
@@ -381,6 +394,56 @@ impl Server {
             .collect()
     }
 
+    /// Whether a gain pair is due: inside the averaging window, one for every `every`
+    /// SPSA pairs applied there (0: never).
+    pub fn gain_pair_due(&self, every: u64) -> bool {
+        let started = self.state.gain.penta.iter().sum::<u64>() + self.gain_in_flight;
+        every > 0 && !self.finished() && started * every < self.state.average_count
+    }
+
+    /// The next gain pair: the average so far, rounded, against the start.
+    pub fn gain_pair(&mut self) -> GainPair {
+        let started = self.state.gain.penta.iter().sum::<u64>() + self.gain_in_flight;
+        self.gain_in_flight += 1;
+        let params = &self.config.params;
+        GainPair {
+            average: self
+                .average()
+                .iter()
+                .zip(params)
+                .map(|(v, p)| (v.round() as i32).clamp(p.min, p.max))
+                .collect(),
+            start: params
+                .iter()
+                .map(|p| (p.start.round() as i32).clamp(p.min, p.max))
+                .collect(),
+            // A stride through the openings, away from the SPSA pairs' order.
+            opening: (started as usize).wrapping_mul(7919) % self.config.openings.max(1),
+        }
+    }
+
+    /// Counts a finished gain pair: the outcomes of its games with the averaged side as
+    /// White and as Black.
+    pub fn apply_gain(&mut self, first_as_white: Outcome, first_as_black: Outcome) {
+        self.gain_in_flight = self.gain_in_flight.saturating_sub(1);
+        self.state
+            .gain
+            .add_pair_outcomes(first_as_white, first_as_black);
+    }
+
+    /// A gain pair handed out but not played (the run stopped first).
+    pub fn drop_gain(&mut self) {
+        self.gain_in_flight = self.gain_in_flight.saturating_sub(1);
+    }
+
+    /// The gain of the averaged θ over the start, in Elo with its 95% half-width, and
+    /// the pairs behind it; `None` before any.
+    pub fn gain_estimate(&self) -> Option<(f64, f64, u64)> {
+        let pairs = self.state.gain.penta.iter().sum::<u64>();
+        let summary = self.state.gain.summary()?;
+        Some((summary.elo, summary.elo_error, pairs))
+    }
+
     /// Iterations in flight (issued, not finished).
     #[cfg(test)]
     pub fn in_flight(&self) -> usize {
@@ -442,6 +505,46 @@ mod tests {
 
     fn wdl(penta: u8) -> [u64; 3] {
         [u64::from(penta / 2), u64::from(penta % 2), 0]
+    }
+
+    #[test]
+    fn gain_pairs_play_the_average_against_the_start_inside_the_window() {
+        use crate::play::game::Outcome::{BlackWins, Draw, WhiteWins};
+        // 40 pairs, the last quarter (pairs 31..40) averaged; one gain pair per 2.
+        let cfg = config(vec![param("a", 60.3), param("b", 120.0)], 40, 7);
+        let mut server = Server::new(cfg, None).unwrap();
+        let optimum = [140.0, 40.0];
+        play(&mut server, 30, &optimum);
+        assert!(!server.gain_pair_due(2), "not before the window");
+        assert!(server.gain_estimate().is_none());
+        play(&mut server, 1, &optimum);
+        assert!(server.gain_pair_due(2) && !server.gain_pair_due(0));
+        let pair = server.gain_pair();
+        let rounded: Vec<i32> = server.average().iter().map(|v| v.round() as i32).collect();
+        assert_eq!((pair.average, pair.start), (rounded, vec![60, 120]));
+        // One handed out for 1 SPSA pair: the next waits for 2 more.
+        assert!(!server.gain_pair_due(2));
+        server.apply_gain(WhiteWins, BlackWins);
+        play(&mut server, 1, &optimum);
+        assert!(!server.gain_pair_due(2));
+        play(&mut server, 1, &optimum);
+        assert!(server.gain_pair_due(2));
+        server.gain_pair();
+        server.apply_gain(Draw, WhiteWins);
+        // The average won both games, then drew and lost: 1 and ¼ of a pair.
+        assert_eq!(server.state.gain.penta, [0, 1, 0, 0, 1]);
+        // (Two pairs give an Elo but no interval yet: the progress shows ten or more.)
+        let (elo, _, pairs) = server.gain_estimate().unwrap();
+        assert_eq!(pairs, 2);
+        assert!((elo - crate::matches::stats::score_to_elo(0.625)).abs() < 1e-9);
+        // A gain pair handed out and dropped (a stop) leaves the tally alone.
+        play(&mut server, 2, &optimum);
+        server.gain_pair();
+        server.drop_gain();
+        assert_eq!(server.state.gain.penta.iter().sum::<u64>(), 2);
+        assert!(server.gain_pair_due(2));
+        play(&mut server, 5, &optimum);
+        assert!(server.finished() && !server.gain_pair_due(2));
     }
 
     #[test]
