@@ -24,6 +24,8 @@ if [ -z "${TUNER:-}" ]; then
 fi
 
 GRID="--c-scale 2,1 --r-end 0.001,0.002,0.0005,0.004 --max-games 8000000"
+# fishtest's grid at one budget, four times the games the design needed.
+GRID4X="--seeds 200 --c-scale 0.5,1,2 --r-end 0.0005,0.001,0.002,0.004"
 
 # name, then the arguments of `tuner simulate`.
 figures() {
@@ -41,6 +43,18 @@ autoselect-asymmetric-n4 --rules autoselect --params 4 --landscape asymmetric --
 autoselect-correlated-n4 --rules autoselect --params 4 --landscape correlated --max-games 8000000
 fishtest-quartic-n4 --rules fishtest --params 4 --landscape quartic --c-scale 2 --r-end 0.002 --max-games 8000000
 fishtest-asymmetric-n4 --rules fishtest --params 4 --landscape asymmetric --c-scale 2 --r-end 0.002 --max-games 8000000
+design-bowls-n4 --rules design --params 4 --max-games 8000000
+design-quartic-n4 --rules design --params 4 --landscape quartic --max-games 8000000
+design-unequal-n4 --rules design --params 4 --landscape unequal --max-games 8000000
+design-asymmetric-n4 --rules design --params 4 --landscape asymmetric --max-games 8000000
+design-correlated-n4 --rules design --params 4 --landscape correlated --max-games 8000000
+design-bowls-n16 --rules design --params 16 --max-games 16000000
+fishtest-4x-bowls-n4 --rules fishtest --params 4 --games 684452 $GRID4X
+fishtest-4x-quartic-n4 --rules fishtest --params 4 --landscape quartic --games 397804 $GRID4X
+fishtest-4x-unequal-n4 --rules fishtest --params 4 --landscape unequal --games 714340 $GRID4X
+fishtest-4x-asymmetric-n4 --rules fishtest --params 4 --landscape asymmetric --games 1160072 $GRID4X
+fishtest-4x-correlated-n4 --rules fishtest --params 4 --landscape correlated --games 2619884 $GRID4X
+fishtest-4x-bowls-n16 --rules fishtest --params 16 --games 1301984 --seeds 200 --c-scale 1,2,4 --r-end 0.0005,0.001,0.002
 EOF
 }
 

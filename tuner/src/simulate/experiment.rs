@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use super::landscape::{Landscape, MAX, MIN};
 use super::outcome::Outcome;
+use crate::matches::stats::Tally;
 use crate::spsa::design;
 use crate::spsa::rules::autoselect::Design;
 use crate::spsa::rules::{Designed, Fishtest, Occam, OpenBench, Pair, Param, ProbePlan, Rules};
@@ -29,7 +30,7 @@ pub enum RuleSet {
     /// --average-fraction.
     Constant,
     /// Occam's design: c a quarter of the range unless a probe of --probe-share of the
-    /// pairs shows that it costs too much, r from the budget, constant gains, the last
+    /// pairs shows that it costs too much, r for 0.5 Elo of noise, constant gains, the last
     /// half averaged.
     Design,
 }
@@ -189,6 +190,44 @@ impl Experiment {
         }
         let played: Vec<f64> = rules.result().iter().map(|v| v.round()).collect();
         self.landscape.loss(&played)
+    }
+
+    /// One tune of `games` games that also plays gain pairs as `tuner spsa` does: in the
+    /// last `average_fraction` of the iterations, one pair of the result so far
+    /// (rounded) against the start for every `every` iterations. Returns the true gain
+    /// of the final result over the start and the estimate's Elo and 95% half-width
+    /// (`None` without a pair).
+    pub fn gain_check(&self, games: u64, seed: usize, every: u64) -> (f64, Option<(f64, f64)>) {
+        let stream = self.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((seed as u64) << 1);
+        let mut draws = SmallRng::seed_from_u64(stream);
+        let mut luck = SmallRng::seed_from_u64(stream ^ 1);
+        // The gain pairs' own luck, so that the tune is the one final_loss plays.
+        let mut gain_luck = SmallRng::seed_from_u64(stream ^ 0x6741_494E);
+        let mut rules = self.tuner.build(&self.start, games, &self.outcome);
+        let pairs_per = rules.pairs_per_iteration();
+        let iterations = rules.iterations();
+        let window = ((1.0 - self.tuner.average_fraction) * iterations as f64) as u64;
+        let start: Vec<i32> = self.start.iter().map(|v| v.round() as i32).collect();
+        let mut tally = Tally::default();
+        for k in 1..=iterations {
+            let mut play = |pair: &Pair| -> i32 {
+                let elo = self.landscape.elo_difference(&pair.plus, &pair.minus);
+                (0..pairs_per)
+                    .map(|_| i32::from(self.outcome.pair_half_points(elo, &mut luck)) - 2)
+                    .sum()
+            };
+            rules.step(k, &mut draws, &mut play);
+            if every > 0 && k > window && (k - window).is_multiple_of(every) {
+                let so_far: Vec<i32> = rules.result().iter().map(|v| v.round() as i32).collect();
+                let elo = self.landscape.elo_difference(&so_far, &start);
+                let half_points = self.outcome.pair_half_points(elo, &mut gain_luck);
+                tally.penta[usize::from(half_points)] += 1;
+            }
+        }
+        let result: Vec<f64> = rules.result().iter().map(|v| v.round()).collect();
+        let gain = self.landscape.loss(&self.start) - self.landscape.loss(&result);
+        let estimate = tally.summary().map(|s| (s.elo, s.elo_error));
+        (gain, estimate)
     }
 
     /// [`Experiment::final_loss`] for each seed number in `seeds`, in parallel.

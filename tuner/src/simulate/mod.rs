@@ -84,6 +84,10 @@ pub struct Args {
     /// Evaluate this budget (games) only, instead of sweeping for the games needed.
     #[arg(long)]
     pub games: Option<u64>,
+    /// With --games: also play gain pairs as `tuner spsa --gain-every N` does and report
+    /// how often their 95% interval covers the true gain, and how wide it is.
+    #[arg(long, value_name = "N", requires = "games")]
+    pub gain_every: Option<u64>,
     /// Budget the sweep starts from [default: Autoselect's plan for the precision].
     #[arg(long)]
     pub from_games: Option<u64>,
@@ -242,7 +246,40 @@ fn evaluate_one(experiment: &Experiment, games: u64, args: &Args) {
     let losses = experiment.final_losses(games, 0..args.seeds as usize);
     print_header(args);
     print_point(&Point::new(games, &losses, &options(args)));
+    if let Some(every) = args.gain_every {
+        print_gain_coverage(experiment, games, every, args.seeds as usize);
+    }
     println!("({:.0} s)", clock.elapsed().as_secs_f64());
+}
+
+/// How often the gain pairs' 95% interval covers the true gain of the result.
+fn print_gain_coverage(experiment: &Experiment, games: u64, every: u64, seeds: usize) {
+    use rayon::prelude::*;
+    let checks: Vec<(f64, Option<(f64, f64)>)> = (0..seeds)
+        .into_par_iter()
+        .map(|seed| experiment.gain_check(games, seed, every))
+        .collect();
+    let estimated: Vec<(f64, f64, f64)> = checks
+        .iter()
+        .filter_map(|&(gain, e)| {
+            e.filter(|(_, w)| w.is_finite())
+                .map(|(elo, w)| (gain, elo, w))
+        })
+        .collect();
+    let n = estimated.len().max(1) as f64;
+    let covered = estimated
+        .iter()
+        .filter(|(gain, elo, w)| (gain - elo).abs() <= *w)
+        .count();
+    let mean = |f: &dyn Fn(&(f64, f64, f64)) -> f64| estimated.iter().map(f).sum::<f64>() / n;
+    println!(
+        "gain pairs (one per {every} in the window): the 95% interval covers the true gain in {:.1}% of {} seeds; true gain {:.2}, estimate {:.2} ± {:.2} Elo on average",
+        100.0 * covered as f64 / n,
+        estimated.len(),
+        mean(&|e| e.0),
+        mean(&|e| e.1),
+        mean(&|e| e.2)
+    );
 }
 
 /// The sweep for the games needed, with every point it evaluated.
