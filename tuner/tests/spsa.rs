@@ -355,9 +355,11 @@ fn a_detuned_queen_value_moves_towards_its_worth() {
     let after = param_values(&std::fs::read_to_string(&file).unwrap());
     for name in tuned {
         let (_, v) = after.iter().find(|(n, _)| n == name).unwrap();
-        // A run in the wrong direction ends at the bound 0; the right one near 500.
+        // A run in the wrong direction ends at the bound 0; the right one well above
+        // the start (the endgame value least: 215 to 400 over repeated runs, as the
+        // correction history makes up part of a misjudged queen).
         assert!(
-            *v >= 250,
+            *v >= 150,
             "{name}: 100 -> {v}, expected a clear rise\n{}\n{log}",
             String::from_utf8_lossy(&out.stdout)
         );
@@ -639,9 +641,9 @@ fn designed_r(chi_squared_95: f64) -> f64 {
     8.0 * 0.5 / (ELO_PER_SCORE * chi_squared_95 * 0.39)
 }
 
-/// χ²₀.₉₅ for 4 and for 88 degrees of freedom.
+/// χ²₀.₉₅ for 4 and for 89 degrees of freedom.
 const CHI2_4: f64 = 9.487729;
-const CHI2_88: f64 = 110.898003;
+const CHI2_89: f64 = 112.021986;
 
 /// A scratch copy of params/search.json whose first two parameters leave `c_end` and
 /// `r_end` out (the zero-configuration form); their names, and the next two's.
@@ -941,9 +943,9 @@ fn export_to_openbench_designs_the_c_end_and_r_end_a_file_leaves_out() {
             if names[..2].iter().any(|n| p["name"] == n.as_str()) {
                 let range = (p["max"].as_f64().unwrap() - p["min"].as_f64().unwrap()) / 4.0;
                 assert_eq!(c, rounded(range), "{line}");
-                // r for all 88 parameters of the file.
+                // r for all 89 parameters of the file.
                 assert!(
-                    (r / rounded(designed_r(CHI2_88)) - 1.0).abs() < 1e-3,
+                    (r / rounded(designed_r(CHI2_89)) - 1.0).abs() < 1e-3,
                     "{line}"
                 );
             } else {

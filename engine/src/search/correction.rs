@@ -1,6 +1,7 @@
 //! Correction history (`corr_*`): what searches have found the static evaluation
 //! to be wrong by, remembered per side to move under a key of the position's pawn
-//! structure and under a key of each side's other pieces, and added to the static
+//! structure, under a key of each side's other pieces and under a key of both
+//! sides' minor pieces (knights, bishops) and kings, and added to the static
 //! eval that the pruning reads. A hand-crafted evaluation misjudges whole families
 //! of positions the same way (a pawn structure it does not understand, a piece
 //! configuration it over-rates); the search corrects that family once, and every
@@ -11,11 +12,12 @@
 //! to each of the node's entries, with gravity towards ±`corr_max` centipawns (as
 //! the history tables): the update chases the error left after the correction, so
 //! the tables together, not each one, converge to the evaluation's bias. The
-//! correction is their sum weighted by `corr_pawn_weight` and `corr_pieces_weight`
-//! (percent; 0 turns a table off). The evaluator, the transposition table and the
-//! eval cache only ever see the raw evaluation; the correction is applied on top
-//! at every node, with the tables as they are then (Stockfish's scheme; Ethereal
-//! and Alexandria use pawn-keyed tables alike).
+//! correction is their sum weighted by `corr_pawn_weight`, `corr_pieces_weight`
+//! and `corr_minor_weight` (percent; 0 turns a table off). The evaluator, the
+//! transposition table and the eval cache only ever see the raw evaluation; the
+//! correction is applied on top at every node, with the tables as they are then
+//! (Stockfish's scheme, its minor-piece key included; Ethereal and Alexandria use
+//! pawn-keyed tables alike).
 
 use shakmaty::{Board, Color, Position as _};
 
@@ -34,6 +36,8 @@ pub struct CorrectionKeys {
     pawns: usize,
     /// Non-pawn pieces (king included) of White, of Black.
     pieces: [usize; 2],
+    /// Knights and bishops of both sides, with both kings.
+    minor: usize,
 }
 
 /// One table: `[side to move][key]`. Fixed-size rows: indexed with `side & 1` and
@@ -46,10 +50,12 @@ pub struct CorrectionHistory {
     pawn: Table,
     /// corr_pieces_: `[colour of the pieces][side to move][pieces key]`.
     pieces: [Table; 2],
+    /// corr_minor_: `[side to move][minor-piece key]`.
+    minor: Table,
 }
 
 impl CorrectionHistory {
-    /// All entries zero, allocated on the heap (384 KB, too large for a stack).
+    /// All entries zero, allocated on the heap (512 KB, too large for a stack).
     pub fn new_boxed() -> Box<Self> {
         // SAFETY: the tables are integers only, and all-zero integers are valid.
         unsafe { Box::<Self>::new_zeroed().assume_init() }
@@ -57,7 +63,10 @@ impl CorrectionHistory {
 
     /// All entries zero, in place (see `History::clear`).
     pub fn clear(&mut self) {
-        for table in std::iter::once(&mut self.pawn).chain(&mut self.pieces) {
+        let tables = [&mut self.pawn, &mut self.minor]
+            .into_iter()
+            .chain(&mut self.pieces);
+        for table in tables {
             for row in table.iter_mut() {
                 row.fill(0);
             }
@@ -88,11 +97,30 @@ fn pieces_key(board: &Board, color: Color) -> usize {
     slot(h)
 }
 
+/// Key of both sides' knights and bishops, with the kings: each (colour, role)'s
+/// squares mixed by its own odd multiplier.
+#[inline(always)]
+fn minor_key(board: &Board) -> usize {
+    let (white, black) = (board.white(), board.black());
+    let (knights, bishops) = (board.knights(), board.bishops());
+    let h = (knights & white).0.wrapping_mul(0xD6E8_FEB8_6659_FD93)
+        ^ (bishops & white).0.wrapping_mul(0xA076_1D64_78BD_642F)
+        ^ (knights & black).0.wrapping_mul(0xE703_7ED1_A0B4_28DB)
+        ^ (bishops & black).0.wrapping_mul(0x8EBC_6AF0_9C88_C6E3)
+        ^ (board.kings() & white)
+            .0
+            .wrapping_mul(0x5899_65CC_7537_4CC3)
+        ^ (board.kings() & black)
+            .0
+            .wrapping_mul(0x9FB2_1C65_1E98_DF25);
+    slot(h)
+}
+
 impl CorrectionHistory {
     /// Whether any correction table is read or written with these parameters.
     #[inline(always)]
     pub fn enabled(p: &Params) -> bool {
-        p.corr_pawn_weight() != 0 || p.corr_pieces_weight() != 0
+        p.corr_pawn_weight() != 0 || p.corr_pieces_weight() != 0 || p.corr_minor_weight() != 0
     }
 
     #[inline(always)]
@@ -113,16 +141,18 @@ impl CorrectionHistory {
                 pieces_key(board, Color::White),
                 pieces_key(board, Color::Black),
             ],
+            minor: minor_key(board),
         }
     }
 
-    /// Hints the CPU to load the three entries of these keys.
+    /// Hints the CPU to load the four entries of these keys.
     #[inline(always)]
     pub fn prefetch(&self, k: CorrectionKeys) {
         let side = k.side & 1;
         crate::prefetch::prefetch(&self.pawn[side][k.pawns % SIZE]);
         crate::prefetch::prefetch(&self.pieces[0][side][k.pieces[0] % SIZE]);
         crate::prefetch::prefetch(&self.pieces[1][side][k.pieces[1] % SIZE]);
+        crate::prefetch::prefetch(&self.minor[side][k.minor % SIZE]);
     }
 
     /// The correction in centipawns for a position with these keys.
@@ -132,7 +162,11 @@ impl CorrectionHistory {
         let pawn = self.pawn[side][k.pawns % SIZE];
         let pieces =
             self.pieces[0][side][k.pieces[0] % SIZE] + self.pieces[1][side][k.pieces[1] % SIZE];
-        (pawn * p.corr_pawn_weight() + pieces * p.corr_pieces_weight()) / (100 * GRAIN)
+        let minor = self.minor[side][k.minor % SIZE];
+        (pawn * p.corr_pawn_weight()
+            + pieces * p.corr_pieces_weight()
+            + minor * p.corr_minor_weight())
+            / (100 * GRAIN)
     }
 
     /// `raw` static eval plus the correction, kept away from the mate range.
@@ -152,6 +186,7 @@ impl CorrectionHistory {
         gravity(&mut self.pawn[side][k.pawns % SIZE]);
         gravity(&mut self.pieces[0][side][k.pieces[0] % SIZE]);
         gravity(&mut self.pieces[1][side][k.pieces[1] % SIZE]);
+        gravity(&mut self.minor[side][k.minor % SIZE]);
     }
 }
 
@@ -159,11 +194,13 @@ impl CorrectionHistory {
 mod tests {
     use super::*;
 
-    fn params(pawn: i32, pieces: i32) -> Params {
+    fn params(pawn: i32, pieces: i32, minor: i32) -> Params {
         let mut p = Params::default();
         p.set_by_name("corr_pawn_weight", &pawn.to_string())
             .unwrap();
         p.set_by_name("corr_pieces_weight", &pieces.to_string())
+            .unwrap();
+        p.set_by_name("corr_minor_weight", &minor.to_string())
             .unwrap();
         p
     }
@@ -177,14 +214,14 @@ mod tests {
         let start = pos("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         let k = CorrectionHistory::keys(&start);
         let mut ch = CorrectionHistory::new_boxed();
-        let off = params(0, 0);
+        let off = params(0, 0, 0);
         assert!(!CorrectionHistory::enabled(&off));
         ch.update(&off, k, 10, 300);
         assert_eq!(ch.corrected(&off, k, 17), 17, "zero weights read nothing");
 
         // A steady error of +40 cp: the summed correction approaches it from below
         // and never passes corr_max per table.
-        let p = params(100, 100);
+        let p = params(100, 100, 100);
         let mut ch = CorrectionHistory::new_boxed();
         for _ in 0..200 {
             let error = 40 - ch.correction(&p, k);
@@ -195,20 +232,20 @@ mod tests {
         for _ in 0..200 {
             ch.update(&p, k, 30, 5000);
         }
-        assert!(ch.correction(&p, k) <= 3 * p.corr_max(), "saturates");
+        assert!(ch.correction(&p, k) <= 4 * p.corr_max(), "saturates");
         assert!(ch.corrected(&p, k, super::super::MATE_BOUND - 2) < super::super::MATE_BOUND);
     }
 
     #[test]
     fn clear_zeroes_every_table() {
-        let p = params(100, 100);
+        let p = params(100, 100, 100);
         let k = CorrectionHistory::keys(&pos("4k3/pp6/8/8/8/8/PP6/4K1N1 b - - 0 1"));
         let mut ch = CorrectionHistory::new_boxed();
         ch.update(&p, k, 10, 300);
         assert_ne!(ch.correction(&p, k), 0);
         ch.clear();
         let fresh = CorrectionHistory::new_boxed();
-        assert!(ch.pawn == fresh.pawn && ch.pieces == fresh.pieces);
+        assert!(ch.pawn == fresh.pawn && ch.pieces == fresh.pieces && ch.minor == fresh.minor);
     }
 
     #[test]
@@ -217,12 +254,21 @@ mod tests {
         let black = CorrectionHistory::keys(&pos("4k3/pp6/8/8/8/8/PP6/4K1N1 b - - 0 1"));
         let pawn_moved = CorrectionHistory::keys(&pos("4k3/pp6/8/8/8/P7/1P6/4K1N1 w - - 0 1"));
         let knight_moved = CorrectionHistory::keys(&pos("4k3/pp6/8/8/8/5N2/PP6/4K3 w - - 0 1"));
+        let knight_black = CorrectionHistory::keys(&pos("4k3/pp6/8/8/8/8/PP6/4K1n1 w - - 0 1"));
+        let rook_added = CorrectionHistory::keys(&pos("r3k3/pp6/8/8/8/8/PP6/4K1N1 w - - 0 1"));
         assert_ne!(a.side, black.side);
-        assert_eq!((a.pawns, a.pieces), (black.pawns, black.pieces));
+        assert_eq!(
+            (a.pawns, a.pieces, a.minor),
+            (black.pawns, black.pieces, black.minor)
+        );
         assert_ne!(a.pawns, pawn_moved.pawns);
-        assert_eq!(a.pieces, pawn_moved.pieces);
+        assert_eq!((a.pieces, a.minor), (pawn_moved.pieces, pawn_moved.minor));
         assert_eq!(a.pawns, knight_moved.pawns);
         assert_ne!(a.pieces[0], knight_moved.pieces[0]);
         assert_eq!(a.pieces[1], knight_moved.pieces[1]);
+        assert_ne!(a.minor, knight_moved.minor);
+        assert_ne!(a.minor, knight_black.minor, "the knight's colour counts");
+        assert_eq!(a.minor, rook_added.minor, "rooks are no minor pieces");
+        assert_ne!(a.pieces[1], rook_added.pieces[1]);
     }
 }

@@ -641,6 +641,7 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("hist_prune_depth", "0"),
         ("corr_pawn_weight", "0"),
         ("corr_pieces_weight", "0"),
+        ("corr_minor_weight", "0"),
     ];
     let mut corr_moved = base.to_vec();
     corr_moved.extend_from_slice(&[("corr_rate", "40"), ("corr_max", "16")]);
@@ -657,13 +658,14 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
     }
     // Each switch on, with what counts its action (the correction has no count).
     type Count = Option<fn(&SearchStats) -> u64>;
-    let on: [(&str, &str, Count); 6] = [
+    let on: [(&str, &str, Count); 7] = [
         ("lmr_deeper_margin", "40", Some(|s| s.lmr_deeper)),
         ("lmr_shallower_margin", "8", Some(|s| s.lmr_shallower)),
         ("lmr_capture_pct", "70", Some(|s| s.lmr_capture_reductions)),
         ("hist_prune_depth", "3", Some(|s| s.hist_prunes)),
         ("corr_pawn_weight", "100", None),
         ("corr_pieces_weight", "100", None),
+        ("corr_minor_weight", "100", None),
     ];
     for (name, value, count) in on {
         let mut p = base.to_vec();
