@@ -30,7 +30,7 @@
 //! and shrinks every designed c by one factor while the games show that it costs more
 //! than the target.
 
-use super::rules::autoselect::{ELO_PER_SCORE, chi_squared_quantile};
+use crate::matches::stats::{NELO_SCALE as ELO_PER_SCORE, chi_squared_quantile};
 
 /// Elo a perturbation of c should cost, per parameter.
 pub const COST_TARGET: f64 = 0.5;
