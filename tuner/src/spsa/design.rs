@@ -157,22 +157,25 @@ impl Probe {
     /// error, from the pairs' W − L (C/2 Elo per unit of mean W − L per pair) and their
     /// sample variance.
     pub fn cost(&self) -> (f64, f64) {
+        let (mean, variance) = self.pair_mean_and_variance();
         let n = self.pairs.max(1) as f64;
-        let mean = self.wins_minus_losses as f64 / n;
         // A pair's W − L has a variance of at least 0.1 in any real match.
-        let variance = (self.squares as f64 / n - mean * mean).max(0.1);
+        let variance = variance.max(0.1);
         let per_unit = ELO_PER_SCORE / 2.0;
         (-mean * per_unit, per_unit * (variance / n).sqrt())
+    }
+
+    /// The mean and the sample variance of the pairs' W − L.
+    fn pair_mean_and_variance(&self) -> (f64, f64) {
+        let n = self.pairs.max(1) as f64;
+        let mean = self.wins_minus_losses as f64 / n;
+        (mean, self.squares as f64 / n - mean * mean)
     }
 
     /// The variance of one game's W − L measured by the stage (half its pairs'),
     /// `None` before it has played a few pairs.
     pub fn game_variance(&self) -> Option<f64> {
-        (self.pairs >= 30).then(|| {
-            let n = self.pairs as f64;
-            let mean = self.wins_minus_losses as f64 / n;
-            (self.squares as f64 / n - mean * mean) / 2.0
-        })
+        (self.pairs >= 30).then(|| self.pair_mean_and_variance().1 / 2.0)
     }
 
     /// The scale for the next stage: smaller when the cost's lower 95% bound (two
