@@ -172,24 +172,7 @@ impl Experiment {
     /// Elo lost by the result of one tune of `games` games with seed number `seed`:
     /// the result is rounded to integers, as the engine would play it.
     pub fn final_loss(&self, games: u64, seed: usize) -> f64 {
-        // The rule's draws and the games' luck come from separate streams: their seeds
-        // differ in the lowest bit, the seed number sits above it.
-        let stream = self.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((seed as u64) << 1);
-        let mut draws = SmallRng::seed_from_u64(stream);
-        let mut luck = SmallRng::seed_from_u64(stream ^ 1);
-        let mut rules = self.tuner.build(&self.start, games, &self.outcome);
-        let pairs_per = rules.pairs_per_iteration();
-        let mut play = |pair: &Pair| -> i32 {
-            let elo = self.landscape.elo_difference(&pair.plus, &pair.minus);
-            (0..pairs_per)
-                .map(|_| i32::from(self.outcome.pair_half_points(elo, &mut luck)) - 2)
-                .sum()
-        };
-        for k in 1..=rules.iterations() {
-            rules.step(k, &mut draws, &mut play);
-        }
-        let played: Vec<f64> = rules.result().iter().map(|v| v.round()).collect();
-        self.landscape.loss(&played)
+        self.landscape.loss(&self.tune(games, seed, 0).0)
     }
 
     /// One tune of `games` games that also plays gain pairs as `tuner spsa` does: in the
@@ -198,10 +181,20 @@ impl Experiment {
     /// of the final result over the start and the estimate's Elo and 95% half-width
     /// (`None` without a pair).
     pub fn gain_check(&self, games: u64, seed: usize, every: u64) -> (f64, Option<(f64, f64)>) {
+        let (result, tally) = self.tune(games, seed, every);
+        let gain = self.landscape.loss(&self.start) - self.landscape.loss(&result);
+        (gain, tally.summary().map(|s| (s.elo, s.elo_error)))
+    }
+
+    /// One tune: its result rounded to integers, and the pentanomial counts of its gain
+    /// pairs (one per `gain_every` iterations of the averaging window; 0: none).
+    fn tune(&self, games: u64, seed: usize, gain_every: u64) -> (Vec<f64>, Tally) {
+        // The rule's draws and the games' luck come from separate streams: their seeds
+        // differ in the lowest bit, the seed number sits above it. The gain pairs have
+        // their own, so that they leave the tune as it is without them.
         let stream = self.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((seed as u64) << 1);
         let mut draws = SmallRng::seed_from_u64(stream);
         let mut luck = SmallRng::seed_from_u64(stream ^ 1);
-        // The gain pairs' own luck, so that the tune is the one final_loss plays.
         let mut gain_luck = SmallRng::seed_from_u64(stream ^ 0x6741_494E);
         let mut rules = self.tuner.build(&self.start, games, &self.outcome);
         let pairs_per = rules.pairs_per_iteration();
@@ -209,25 +202,23 @@ impl Experiment {
         let window = ((1.0 - self.tuner.average_fraction) * iterations as f64) as u64;
         let start: Vec<i32> = self.start.iter().map(|v| v.round() as i32).collect();
         let mut tally = Tally::default();
+        let mut play = |pair: &Pair| -> i32 {
+            let elo = self.landscape.elo_difference(&pair.plus, &pair.minus);
+            (0..pairs_per)
+                .map(|_| i32::from(self.outcome.pair_half_points(elo, &mut luck)) - 2)
+                .sum()
+        };
         for k in 1..=iterations {
-            let mut play = |pair: &Pair| -> i32 {
-                let elo = self.landscape.elo_difference(&pair.plus, &pair.minus);
-                (0..pairs_per)
-                    .map(|_| i32::from(self.outcome.pair_half_points(elo, &mut luck)) - 2)
-                    .sum()
-            };
             rules.step(k, &mut draws, &mut play);
-            if every > 0 && k > window && (k - window).is_multiple_of(every) {
+            if gain_every > 0 && k > window && (k - window).is_multiple_of(gain_every) {
                 let so_far: Vec<i32> = rules.result().iter().map(|v| v.round() as i32).collect();
                 let elo = self.landscape.elo_difference(&so_far, &start);
                 let half_points = self.outcome.pair_half_points(elo, &mut gain_luck);
                 tally.penta[usize::from(half_points)] += 1;
             }
         }
-        let result: Vec<f64> = rules.result().iter().map(|v| v.round()).collect();
-        let gain = self.landscape.loss(&self.start) - self.landscape.loss(&result);
-        let estimate = tally.summary().map(|s| (s.elo, s.elo_error));
-        (gain, estimate)
+        let result = rules.result().iter().map(|v| v.round()).collect();
+        (result, tally)
     }
 
     /// [`Experiment::final_loss`] for each seed number in `seeds`, in parallel.

@@ -122,6 +122,27 @@ pub fn gains_within(
         .collect()
 }
 
+/// One parameter's values in a probe pair: the start moved by `shift`, and the start,
+/// both rounded by the same uniform draw `u` and kept within [min, max].
+pub fn probe_values(start: f64, shift: f64, u: f64, min: i32, max: i32) -> (i32, i32) {
+    let round = |v: f64| (v + u).floor().clamp(f64::from(min), f64::from(max)) as i32;
+    (round(start + shift), round(start))
+}
+
+/// The game variance finished probe stages measured, pooled by their pairs;
+/// [`PRIOR_GAME_VARIANCE`] where none could measure it (stages too short).
+pub fn pooled_game_variance(stages: &[Probe]) -> f64 {
+    let (pairs, sum) = stages
+        .iter()
+        .filter_map(|s| s.game_variance().map(|v| (s.pairs as f64, v)))
+        .fold((0.0, 0.0), |(p, sum), (n, v)| (p + n, sum + n * v));
+    if pairs > 0.0 {
+        sum / pairs
+    } else {
+        PRIOR_GAME_VARIANCE
+    }
+}
+
 /// A probe stage: pairs in which one side plays the start and the other the start
 /// moved by the designed perturbations times `scale` (random signs). Near the optimum of
 /// a quadratic landscape the mean of f(θ + s·c·Δ) − f(θ) over the signs is

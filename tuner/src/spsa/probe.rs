@@ -152,15 +152,10 @@ pub fn run(identity: Identity, file: &PathBuf, players: &Players) -> Result<Foun
     }
     let last = stages.last().expect("at least one stage");
     let c_scale = probe_of(last).next_scale(n);
-    let (pairs, sum) = stages.iter().fold((0.0, 0.0), |(p, s), stage| {
-        let v = probe_of(stage)
-            .game_variance()
-            .unwrap_or(design::PRIOR_GAME_VARIANCE);
-        (p + stage.pairs as f64, s + stage.pairs as f64 * v)
-    });
+    let probes: Vec<Probe> = stages.iter().map(probe_of).collect();
     Ok(Found {
         c_scale,
-        game_variance: sum / pairs.max(1.0),
+        game_variance: design::pooled_game_variance(&probes),
         pairs: identity.stage_pairs * identity.stages,
     })
 }
@@ -222,10 +217,10 @@ fn pair_values(identity: &Identity, global: u64, scale: f64) -> (Vec<i32>, Vec<i
     let (mut plus, mut minus) = (vec![], vec![]);
     for p in &identity.params {
         let flip = if rng.random::<bool>() { 1.0 } else { -1.0 };
-        let moved = p.prior_c.map_or(0.0, |c| flip * scale * c);
-        let round = |v: f64| (v + u).floor().clamp(f64::from(p.min), f64::from(p.max)) as i32;
-        plus.push(round(p.start + moved));
-        minus.push(round(p.start));
+        let shift = p.prior_c.map_or(0.0, |c| flip * scale * c);
+        let (moved, start) = design::probe_values(p.start, shift, u, p.min, p.max);
+        plus.push(moved);
+        minus.push(start);
     }
     (plus, minus)
 }

@@ -36,8 +36,8 @@ pub struct Designed {
     probe_pairs: u64,
     stage_pairs: u64,
     probe: Probe,
-    /// Σ over finished stages of (pairs, pairs × measured game variance).
-    measured: (f64, f64),
+    /// The finished stages.
+    finished: Vec<Probe>,
     average_fraction: f64,
     /// The constant-gain run after the probe.
     tune: Option<Occam>,
@@ -73,7 +73,7 @@ impl Designed {
             probe_pairs,
             stage_pairs,
             probe: Probe::at(1.0),
-            measured: (0.0, 0.0),
+            finished: vec![],
             average_fraction,
             tune: None,
         };
@@ -91,12 +91,7 @@ impl Designed {
 
     fn begin_tune(&mut self, c_scale: f64) {
         let left = (self.pairs - self.probe_pairs).max(1);
-        let (pairs, sum) = self.measured;
-        let variance = if pairs > 0.0 {
-            sum / pairs
-        } else {
-            design::PRIOR_GAME_VARIANCE
-        };
+        let variance = design::pooled_game_variance(&self.finished);
         let gains = design::gains(&self.requests, c_scale, variance);
         let params = self
             .params
@@ -132,11 +127,11 @@ impl Rules for Designed {
         };
         for (p, q) in self.params.iter().zip(&self.requests) {
             let flip = draws.flip();
-            let d = f64::from(flip) * self.probe.scale * q.prior_c();
-            let s = p.start;
+            let shift = f64::from(flip) * self.probe.scale * q.prior_c();
+            let (moved, start) = design::probe_values(p.start, shift, u, p.min, p.max);
             pair.flips.push(flip);
-            pair.plus.push(p.clamp((s + d + u).floor()) as i32);
-            pair.minus.push(p.clamp((s + u).floor()) as i32);
+            pair.plus.push(moved);
+            pair.minus.push(start);
         }
         pair
     }
@@ -148,11 +143,8 @@ impl Rules for Designed {
         }
         self.probe.record(wins_minus_losses);
         if self.probe.pairs == self.stage_pairs {
-            if let Some(v) = self.probe.game_variance() {
-                let n = self.probe.pairs as f64;
-                self.measured = (self.measured.0 + n, self.measured.1 + n * v);
-            }
-            self.probe = Probe::at(self.probe.next_scale(self.params.len()));
+            let next = Probe::at(self.probe.next_scale(self.params.len()));
+            self.finished.push(std::mem::replace(&mut self.probe, next));
             if k >= self.probe_pairs {
                 self.begin_tune(self.probe.scale);
             }
