@@ -1,6 +1,7 @@
 //! `tuner plot`: draws the θ trajectories recorded in an SPSA journal, one small chart
 //! per parameter in a grid, to an SVG file. Each chart marks the start value and, once
-//! the averaging window has begun, the running average the run would write; its axes
+//! the averaging window has begun, the running average the run would write (none for a
+//! run of fishtest's rules, which writes the last θ); its axes
 //! say pairs and the parameter's unit, or (`--scale c-end`) the distance from the start
 //! in units of the parameter's `c_end`, which puts every parameter on one scale.
 
@@ -11,7 +12,7 @@ use anyhow::{Result, bail};
 use plotters::prelude::*;
 
 use crate::run_files::{self, WriteLocks};
-use crate::spsa::journal::{RunConfig, TunedParam, by_movement, trajectories};
+use crate::spsa::journal::{RunConfig, RunRules, TunedParam, by_movement, trajectories};
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scale {
@@ -71,17 +72,26 @@ pub fn run(args: Args) -> Result<()> {
     let columns = (args.columns as usize).min(n).max(1);
     let rows = n.div_ceil(columns);
     let (cell_w, cell_h) = (320u32, 200u32);
-    let window = config.averaging_window_start() as usize;
+    // A run of fishtest's rules writes the last θ: it has no average to draw.
+    let window = match config.rules {
+        RunRules::Occam => config.averaging_window_start() as usize,
+        RunRules::Fishtest => thetas.len(),
+    };
     let units = units_of(&config);
     {
         let size = (cell_w * columns as u32, cell_h * rows as u32 + 24);
         let root = SVGBackend::new(&output, size).into_drawing_area();
         root.fill(&WHITE).map_err(draw_error)?;
-        let key = format!(
-            "θ (blue), start (grey), average over pairs {}..{} as written (orange)",
-            window + 1,
-            config.hyper.pairs
-        );
+        let key = match config.rules {
+            RunRules::Occam => format!(
+                "θ (blue), start (grey), average over pairs {}..{} as written (orange)",
+                window + 1,
+                config.hyper.pairs
+            ),
+            RunRules::Fishtest => {
+                "θ (blue), the last one written (fishtest's rules), start (grey)".to_string()
+            }
+        };
         let root = root.titled(&key, ("sans-serif", 13)).map_err(draw_error)?;
         let cells = root.split_evenly((rows, columns));
         for (&i, cell) in shown.iter().zip(cells.iter()) {

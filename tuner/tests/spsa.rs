@@ -923,6 +923,129 @@ fn a_run_estimates_its_gain_with_pairs_of_the_average_against_the_start() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--rules fishtest` in real games: fishtest's gains from the files' c_end and r_end,
+/// Stockfish's TUNE defaults where a file leaves them out (no design, no probe), each
+/// side clipped and rounded on its own, steps divided by the nominal c_k, and the last
+/// θ written. A resume must give the run's own rules.
+#[test]
+fn fishtest_rules_play_fishtests_steps_and_write_the_last_theta() {
+    let (dir, file, names) = designed_scratch("fishtest");
+    let params = names.join(",");
+    let command = format!("--rules fishtest --pairs 6 --threads 1 --seed 3 --params {params}");
+    let all = succeeded(&spsa(&file, &words(&command)));
+    assert!(
+        all.contains("spsa: plan: fishtest's rules (a baseline)")
+            && all.contains("result: the last θ"),
+        "{all}"
+    );
+    assert!(
+        !all.contains("probe stage") && !all.contains("designed"),
+        "{all}"
+    );
+    for (i, name) in names.iter().enumerate() {
+        let source = if i < 2 { "(TUNE default)" } else { "(file)" };
+        let row = format!("spsa:   {name} ");
+        assert!(
+            all.lines()
+                .any(|l| l.starts_with(&row) && l.ends_with(source)),
+            "{name} {source}: {all}"
+        );
+    }
+    let journal = std::fs::read_to_string(dir.join("runs/search.spsa.jsonl")).unwrap();
+    let mut lines = journal
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap());
+    let header = lines.next().unwrap();
+    assert_eq!(header["rules"], "fishtest", "{header}");
+    assert!(header.get("designed").is_none(), "{header}");
+    let hyper = &header["hyper"];
+    // A = ⌊0.1·6⌋ = 0, α = 0.602, γ = 0.101.
+    assert_eq!(
+        (&hyper["big_a"], &hyper["alpha"], &hyper["gamma"]),
+        (&0.0.into(), &0.602.into(), &0.101.into())
+    );
+    let tuned = header["params"].as_array().unwrap();
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    for p in &tuned[..2] {
+        let range = f(&p["max"]) - f(&p["min"]);
+        assert_eq!(
+            (f(&p["c_end"]), f(&p["r_end"])),
+            (range / 20.0, 0.002),
+            "{p}"
+        );
+    }
+    // Replay every pair by fishtest's formulas: θ± = ⌊clip(θ ± c_k·flip) + U⌋ with U in
+    // [0, 1), then θ ← clip(θ + a_k/c_k·(W − L)·flip) with the nominal c_k.
+    let n = 6.0_f64;
+    let mut theta: Vec<f64> = tuned.iter().map(|p| f(&p["start"])).collect();
+    let pairs: Vec<serde_json::Value> = lines.collect();
+    assert_eq!(pairs.len(), 6);
+    for pair in &pairs {
+        let k = pair["k"].as_u64().unwrap() as f64;
+        let wins_minus_losses = pair["penta"].as_i64().unwrap() as f64 - 2.0;
+        for (i, p) in tuned.iter().enumerate() {
+            let (min, max) = (f(&p["min"]), f(&p["max"]));
+            let (c_end, r_end) = (f(&p["c_end"]), f(&p["r_end"]));
+            let c_k = c_end * n.powf(0.101) / k.powf(0.101);
+            let a_k = r_end * c_end * c_end * n.powf(0.602) / k.powf(0.602);
+            let flip = pair["flips"][i].as_f64().unwrap();
+            for (side, sign) in [("plus", 1.0), ("minus", -1.0)] {
+                let sent = (theta[i] + sign * c_k * flip).clamp(min, max);
+                let rounded = f(&pair[side][i]) - sent.floor();
+                assert!(
+                    rounded == 0.0 || rounded == 1.0,
+                    "{side} {i}: {pair} {sent}"
+                );
+            }
+            theta[i] = (theta[i] + a_k / c_k * wins_minus_losses * flip).clamp(min, max);
+            let recorded = f(&pair["theta"][i]);
+            assert!((recorded - theta[i]).abs() < 1e-9, "{i}: {pair} {theta:?}");
+            theta[i] = recorded;
+        }
+    }
+    // The file holds the last θ, rounded, and so does the table.
+    let written = param_values(&std::fs::read_to_string(&file).unwrap());
+    for (name, last) in names.iter().zip(&theta) {
+        let value = written.iter().find(|(n, _)| n == name).unwrap().1;
+        assert_eq!(value, last.round() as i64, "{name}");
+    }
+    let result: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("runs/search.spsa.result.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(result["result"]["output"], "last");
+    // Plot and export read the run and the file as any other.
+    let plot = tuner(&["plot", dir.join("runs/search.spsa.jsonl").to_str().unwrap()]);
+    succeeded(&plot);
+    let svg = std::fs::read_to_string(dir.join("runs/search.spsa.svg")).unwrap();
+    assert!(
+        svg.contains("the last one written (fishtest&apos;s rules)"),
+        "{svg}"
+    );
+    succeeded(&tuner_in(&dir, &["export", file.to_str().unwrap()]));
+    // A resume with other rules is refused and writes nothing; with its own, it goes on.
+    let after = std::fs::read_to_string(&file).unwrap();
+    let resume = format!("--pairs 6 --threads 1 --seed 3 --params {params} --resume");
+    for rules in ["", "--rules occam"] {
+        let err = failed(&spsa(&file, &words(&format!("{resume} {rules}"))));
+        assert!(
+            err.contains("--resume must play the run's own rules: it was started with --rules fishtest, not --rules occam"),
+            "{err}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), after);
+    let again = succeeded(&spsa(&file, &words(&format!("{resume} --rules fishtest"))));
+    assert!(again.contains("6 of 6 pairs done"), "{again}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), after);
+    // The design's flags are refused before anything is played.
+    let err = failed(&spsa(&file, &words("--rules fishtest --until 1 --restart")));
+    assert!(
+        err.contains("--rules fishtest cannot take --until"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn export_to_openbench_designs_the_c_end_and_r_end_a_file_leaves_out() {
     let (dir, file, names) = designed_scratch("export");

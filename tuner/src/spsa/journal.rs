@@ -103,6 +103,35 @@ impl From<&occam_params::Param> for Requested {
     }
 }
 
+/// The rules a run plays (`tuner spsa --rules`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum RunRules {
+    /// Occam's: one rounding draw for both sides, the pair shifted inwards at a bound,
+    /// steps divided by the realised difference, the average written; the design where
+    /// a file leaves out c_end or r_end.
+    #[default]
+    Occam,
+    /// fishtest's, as a baseline: each side clipped and rounded on its own, steps
+    /// divided by the nominal c_k, the last θ written; Stockfish's TUNE defaults where
+    /// a file leaves out c_end or r_end.
+    Fishtest,
+}
+
+impl RunRules {
+    pub fn is_occam(&self) -> bool {
+        *self == RunRules::Occam
+    }
+
+    /// The rules as `--rules` names them.
+    pub fn name(self) -> &'static str {
+        match self {
+            RunRules::Occam => "occam",
+            RunRules::Fishtest => "fishtest",
+        }
+    }
+}
+
 /// What defines a run; stored as the journal's first line and checked on resume.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunConfig {
@@ -118,6 +147,10 @@ pub struct RunConfig {
     /// (and absent from the journal): fishtest's decaying gains from the files' values.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub designed: bool,
+    /// The rules the run plays. Absent from the journal for Occam's (as in the
+    /// journals written before there was a choice).
+    #[serde(default, skip_serializing_if = "RunRules::is_occam")]
+    pub rules: RunRules,
     /// The game settings, as a description (limits, openings, hash).
     pub games: String,
     pub openings: usize,
@@ -475,6 +508,7 @@ pub mod tests {
             seed,
             average_fraction: 0.25,
             designed: false,
+            rules: RunRules::Occam,
             games: "synthetic".into(),
             openings: 10,
             nonce: 0,
@@ -535,5 +569,23 @@ pub mod tests {
             assert!(old(&files.checkpoint).exists());
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The rules are in the header of a run of fishtest's rules only: a header without
+    /// them (every journal written before there was a choice) is Occam's.
+    #[test]
+    fn a_header_without_rules_is_occams() {
+        let occam = config(vec![param("a", 100.0)], 5, 1);
+        let text = serde_json::to_string(&occam).unwrap();
+        assert!(!text.contains("rules"), "{text}");
+        let read: RunConfig = serde_json::from_str(&text).unwrap();
+        assert_eq!(read.rules, RunRules::Occam);
+        let fishtest = RunConfig {
+            rules: RunRules::Fishtest,
+            ..occam
+        };
+        let text = serde_json::to_string(&fishtest).unwrap();
+        assert!(text.contains(r#""rules":"fishtest""#), "{text}");
+        assert_eq!(serde_json::from_str::<RunConfig>(&text).unwrap(), fishtest);
     }
 }

@@ -43,8 +43,9 @@ use crate::play::pgn;
 use crate::play::pgn::PgnWriter;
 use crate::play::uci_engine::EngineSpec;
 use crate::run_files::{self, WriteLocks};
-use journal::{LeftOut, Requested, RunConfig, RunFiles, TunedParam};
+use journal::{LeftOut, Requested, RunConfig, RunFiles, RunRules, TunedParam};
 use progress::Progress;
+use rules::{Fishtest, Param};
 use schedule::Hyper;
 use server::{Server, WorkItem};
 use tuned_side::{Candidate, External, InProcess, Slot, TunedSide};
@@ -131,14 +132,20 @@ pub struct Args {
     /// Never in a folder of parameter files.
     #[arg(long, value_name = "FILE")]
     pub journal: Option<PathBuf>,
-    /// What is written back: the average over the last part of the run, or the last θ.
-    #[arg(long, value_enum, default_value_t = Output::Average)]
-    pub output: Output,
+    /// What is written back: the average over the last part of the run, or the last θ
+    /// [default: average; the last θ, and only that, with --rules fishtest].
+    #[arg(long, value_enum)]
+    pub output: Option<Output>,
+    /// The rules the run plays: Occam's, or fishtest's as a baseline to compare with
+    /// (see docs/spsa.md). A resumed run must give its own.
+    #[arg(long, value_enum, default_value_t = RunRules::Occam)]
+    pub rules: RunRules,
     /// Fraction of the run, at its end, over which θ is averaged [default: 0.25; 0.5
     /// for a run that plays the design].
     #[arg(long, value_name = "F")]
     pub average_fraction: Option<f64>,
-    /// SPSA stability constant A of the decaying schedule [default: 0.1·pairs].
+    /// SPSA stability constant A of the decaying schedule [default: 0.1·pairs; with
+    /// --rules fishtest ⌊0.1·pairs⌋].
     #[arg(long = "spsa-a", value_name = "A")]
     pub big_a: Option<f64>,
     /// SPSA learning-rate decay exponent α of the decaying schedule [default: 0.602].
@@ -332,6 +339,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     {
         bail!("--r-end must be a positive number (e.g. 0.01), got {r}");
     }
+    let output = output_of(&args)?;
     // Checked now, not after the tune: a bad test must not cost the run.
     let verify_sprt = if args.verify {
         Some(Sprt::parse(&args.verify_sprt, Model::Normalized).context("--verify-sprt")?)
@@ -391,6 +399,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     let hash_mb = args.games.hash_mb();
     let requested: Vec<Requested> = chosen.into_iter().map(|c| c.param).collect();
     if let Some(precision) = args.until {
+        // (--rules fishtest refused --until above.)
         if requested.iter().all(Requested::given) {
             bail!(
                 "--until {precision} plans the pairs by the design, which plays only when a tuned parameter leaves c_end or r_end to it; every parameter of this run gives both: plan with --pairs"
@@ -460,6 +469,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
         seed: args.games.seed,
         average_fraction: resolved.average_fraction,
         designed: resolved.designed,
+        rules: args.rules,
         games: args.games.describe(),
         openings: openings_count,
         nonce: 0,
@@ -476,7 +486,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
                 "note: --alpha, --gamma and --spsa-a shape the decaying schedule; this run plays the design's constant gains, so they are ignored"
             );
         }
-        for line in plan_lines(&server.config, &resolved, args.output) {
+        for line in plan_lines(&server.config, &resolved, output) {
             eprintln!("{line}");
         }
     }
@@ -489,7 +499,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     let pgn = args.games.pgn_writer()?;
 
     eprintln!(
-        "spsa: {} parameters of {} from {}, {} pairs, r_end {}, {threads} threads, {}; journal {}",
+        "spsa: {} parameters of {} from {}, {} pairs{}, r_end {}, {threads} threads, {}; journal {}",
         server.config.params.len(),
         match &side {
             TunedSide::InProcess(_) => "Occam (in-process)".to_string(),
@@ -497,6 +507,10 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
         },
         crate::param_files::paths_text(&server.config.files, ", "),
         server.config.hyper.pairs,
+        match server.config.rules {
+            RunRules::Occam => "",
+            RunRules::Fishtest => ", fishtest's rules",
+        },
         r_end_text(&server.config),
         server.config.games,
         journal.display()
@@ -519,7 +533,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
         pgn,
         threads,
         hash_mb,
-        output: args.output,
+        output,
         write: !args.no_write,
         gain_every: args.gain_every,
         verify,
@@ -528,11 +542,40 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
     Ok((plan, server))
 }
 
+/// What the run writes back. Occam's rules: `--output`, the average by default.
+/// fishtest's rules write the last θ, as fishtest does, and never use the design:
+/// the flags that only Occam's rules have a use for are refused, not ignored.
+fn output_of(args: &Args) -> Result<Output> {
+    match args.rules {
+        RunRules::Occam => Ok(args.output.unwrap_or(Output::Average)),
+        RunRules::Fishtest => {
+            let occams: Vec<&str> = [
+                (args.until.is_some(), "--until"),
+                (args.probe_pairs.is_some(), "--probe-pairs"),
+                (args.average_fraction.is_some(), "--average-fraction"),
+                (args.output == Some(Output::Average), "--output average"),
+            ]
+            .into_iter()
+            .filter_map(|(given, flag)| given.then_some(flag))
+            .collect();
+            if !occams.is_empty() {
+                bail!(
+                    "--rules fishtest cannot take {}: fishtest's rules never use the design (no probe, no --until) and write the last θ, not an average; leave them out, or play --rules occam",
+                    occams.join(", ")
+                );
+            }
+            Ok(Output::Last)
+        }
+    }
+}
+
 /// Where the c or the r a run plays for one parameter comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Source {
     /// The parameter file's `c_end` or `r_end`.
     File,
+    /// Stockfish's `TUNE` default (`rules::Param::new`), under fishtest's rules.
+    Default,
     /// The design (`spsa::design`).
     Designed,
     /// `--r-end`.
@@ -543,6 +586,7 @@ impl Source {
     fn label(self) -> &'static str {
         match self {
             Source::File => "file",
+            Source::Default => "TUNE default",
             Source::Designed => "designed",
             Source::Flag => "--r-end",
         }
@@ -606,8 +650,12 @@ fn until_pairs(precision: f64, n: usize, game_variance: f64) -> u64 {
 /// last quarter averaged. Otherwise the design: constant gains ([`designed_gains`],
 /// scaled by what the probe found), the last half averaged, over the pairs the probe
 /// left. `--r-end` sets r and `--average-fraction` the averaging either way.
+///
+/// Under fishtest's rules always the decaying gains, A = ⌊0.1·N⌋ as fishtest has it,
+/// with Stockfish's `TUNE` defaults where a file leaves out `c_end` or `r_end`. The
+/// quarter "averaged" then only times the gain pairs: the result is the last θ.
 fn resolve(requested: &[Requested], args: &Args, probing: &Probing) -> Resolved {
-    let designed = !requested.iter().all(Requested::given);
+    let designed = args.rules.is_occam() && !requested.iter().all(Requested::given);
     let (ends, hyper, average_fraction): (Vec<(f64, f64, Source, Source)>, _, _) = if designed {
         let from = |designed: bool| {
             if designed {
@@ -628,13 +676,24 @@ fn resolve(requested: &[Requested], args: &Args, probing: &Probing) -> Resolved 
         let ends = requested
             .iter()
             .map(|p| {
-                let (c, r) = (p.c_end.unwrap_or_default(), p.r_end.unwrap_or_default());
-                (c, r, Source::File, Source::File)
+                let ends = Param::new(p.start, p.min, p.max, p.c_end, p.r_end);
+                let from = |given: Option<f64>| match given {
+                    Some(_) => Source::File,
+                    None => Source::Default,
+                };
+                (ends.c_end, ends.r_end, from(p.c_end), from(p.r_end))
             })
             .collect();
+        let big_a = match args.rules {
+            RunRules::Occam => args.big_a,
+            RunRules::Fishtest => Some(
+                args.big_a
+                    .unwrap_or_else(|| Fishtest::default_big_a(args.pairs)),
+            ),
+        };
         let decaying = Hyper::new(
             args.pairs,
-            args.big_a,
+            big_a,
             args.alpha.unwrap_or(Hyper::ALPHA),
             args.gamma.unwrap_or(Hyper::GAMMA),
         );
@@ -685,12 +744,13 @@ fn plan_lines(config: &RunConfig, resolved: &Resolved, output: Output) -> Vec<St
     let sources = &resolved.sources;
     let pairs = config.hyper.pairs;
     let n = config.params.len();
-    let result = match output {
-        Output::Average => format!(
+    let result = match (config.rules, output) {
+        (RunRules::Fishtest, _) => "result: the last θ".to_string(),
+        (_, Output::Average) => format!(
             "result: θ averaged over the last {}% of the pairs",
             short(100.0 * config.average_fraction)
         ),
-        Output::Last => "result: the last θ (--output last)".to_string(),
+        (_, Output::Last) => "result: the last θ (--output last)".to_string(),
     };
     let mut lines = vec![if config.designed {
         format!(
@@ -710,6 +770,14 @@ fn plan_lines(config: &RunConfig, resolved: &Resolved, output: Output) -> Vec<St
             } else {
                 " (measured by the probe)"
             }
+        )
+    } else if config.rules == RunRules::Fishtest {
+        format!(
+            "spsa: plan: fishtest's rules (a baseline): its decaying gains, each parameter reaching the c and r below (its file's c_end and r_end, else Stockfish's TUNE defaults (max − min)/20 and {}) at pair {pairs} (alpha {}, gamma {}, A {}); each side clipped and rounded on its own, steps divided by the nominal c_k; {result}",
+            Param::DEFAULT_R_END,
+            config.hyper.alpha,
+            config.hyper.gamma,
+            short(config.hyper.big_a)
         )
     } else {
         format!(
@@ -837,6 +905,13 @@ fn open_run(args: &Args, config: RunConfig, run_files: &RunFiles, new_run: bool)
     Ok(if !new_run {
         let server = Server::resume(run_files.clone())?;
         let was = &server.config;
+        if was.rules != config.rules {
+            bail!(
+                "--resume must play the run's own rules: it was started with --rules {}, not --rules {}",
+                was.rules.name(),
+                config.rules.name()
+            );
+        }
         if was.engine != config.engine {
             bail!(
                 "--resume must tune the run's own engine: {}",
@@ -941,8 +1016,8 @@ fn play(plan: &TunePlan, server: Server) -> Result<Server> {
                         due.then(|| guard.0.gain_pair())
                     };
                     if let Some(pair) = gain {
-                        // The averaged θ plays the start: a's games are the average's.
-                        plus.set_values(slots, &pair.average);
+                        // The tuned θ plays the start: a's games are the tuned side's.
+                        plus.set_values(slots, &pair.tuned);
                         minus.set_values(slots, &pair.start);
                         let games = play_pair(
                             plus.player(),
@@ -1088,8 +1163,14 @@ fn finish(plan: TunePlan, server: Server) -> Result<()> {
                         "constant gains (the design)".to_string()
                     } else {
                         format!(
-                            "alpha {} gamma {} A {}",
-                            cfg.hyper.alpha, cfg.hyper.gamma, cfg.hyper.big_a
+                            "{}alpha {} gamma {} A {}",
+                            match cfg.rules {
+                                RunRules::Occam => "",
+                                RunRules::Fishtest => "fishtest's rules, ",
+                            },
+                            cfg.hyper.alpha,
+                            cfg.hyper.gamma,
+                            cfg.hyper.big_a
                         )
                     },
                     output
@@ -1373,13 +1454,14 @@ mod tests {
             seed: 1,
             average_fraction: r.average_fraction,
             designed: r.designed,
+            rules: a.rules,
             games: String::new(),
             openings: 1,
             nonce: 0,
             left_out: vec![],
             engine: None,
         };
-        plan_lines(&config, &r, a.output)
+        plan_lines(&config, &r, output_of(&a).unwrap())
     }
 
     #[test]
@@ -1445,5 +1527,95 @@ mod tests {
             "{}",
             plan[7]
         );
+    }
+
+    #[test]
+    fn fishtest_rules_decay_from_tune_defaults_and_write_the_last_theta() {
+        let mixed = [
+            requested("a", Some(10.0), Some(0.01)),
+            requested("b", None, None),
+            requested("c", Some(4.0), None),
+        ];
+        // 1005 pairs: A = ⌊100.5⌋ = 100, fishtest's integer A.
+        let a = args("x.json --pairs 1005 --rules fishtest");
+        let r = resolve(&mixed, &a, &Probing::NONE);
+        assert!(!r.designed);
+        assert_eq!(
+            r.hyper,
+            Hyper::new(1005, Some(100.0), Hyper::ALPHA, Hyper::GAMMA)
+        );
+        // [0, 200]: Stockfish's TUNE defaults are c_end = 200/20 = 10 and r_end = 0.002.
+        let ends: Vec<_> = r.params.iter().map(|p| (p.c_end, p.r_end)).collect();
+        assert_eq!(ends, [(10.0, 0.01), (10.0, 0.002), (4.0, 0.002)]);
+        assert_eq!(
+            r.sources,
+            [
+                (Source::File, Source::File),
+                (Source::Default, Source::Default),
+                (Source::File, Source::Default)
+            ]
+        );
+        assert_eq!(output_of(&a).unwrap(), Output::Last);
+        // --spsa-a, --alpha, --gamma and --r-end set fishtest's constants as they do
+        // Occam's decaying schedule.
+        let r = resolve(
+            &mixed,
+            &args("x.json --pairs 1005 --rules fishtest --spsa-a 7 --r-end 0.02"),
+            &Probing::NONE,
+        );
+        assert_eq!(r.hyper.big_a, 7.0);
+        assert!(r.params.iter().all(|p| p.r_end == 0.02));
+        // Occam's rules keep A = 0.1·N and leave these parameters to the design.
+        let r = resolve(&mixed, &args("x.json --pairs 1005"), &Probing::NONE);
+        assert!(r.designed);
+        let given = [requested("a", Some(10.0), Some(0.01))];
+        let r = resolve(&given, &args("x.json --pairs 1005"), &Probing::NONE);
+        assert_eq!(r.hyper.big_a, 100.5);
+    }
+
+    #[test]
+    fn fishtest_rules_refuse_the_flags_only_occams_rules_use() {
+        assert_eq!(output_of(&args("x.json")).unwrap(), Output::Average);
+        let last = args("x.json --rules occam --output last");
+        assert_eq!(output_of(&last).unwrap(), Output::Last);
+        let fishtest = args("x.json --rules fishtest --output last --gain-every 3");
+        assert_eq!(output_of(&fishtest).unwrap(), Output::Last);
+        for flag in [
+            "--until 1",
+            "--probe-pairs 10",
+            "--average-fraction 0.5",
+            "--output average",
+        ] {
+            let err = output_of(&args(&format!("x.json --rules fishtest {flag}")))
+                .unwrap_err()
+                .to_string();
+            let name = flag.split(' ').next().unwrap();
+            assert!(
+                err.starts_with("--rules fishtest cannot take") && err.contains(name),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_plan_of_fishtest_rules_names_them_and_the_tune_defaults() {
+        let plan = plan_of(
+            &[
+                requested("a", Some(10.0), Some(0.01)),
+                requested("b", None, None),
+            ],
+            "x.json --pairs 1000 --rules fishtest",
+        );
+        assert_eq!(plan.len(), 3, "{plan:#?}");
+        assert!(
+            plan[0].starts_with("spsa: plan: fishtest's rules (a baseline)")
+                && plan[0].contains("at pair 1000 (alpha 0.602, gamma 0.101, A 100)")
+                && plan[0].contains("nominal c_k")
+                && plan[0].ends_with("result: the last θ"),
+            "{}",
+            plan[0]
+        );
+        assert_eq!(plan[1], "spsa:   a  c 10       r 0.01     (file)");
+        assert_eq!(plan[2], "spsa:   b  c 10       r 0.002    (TUNE default)");
     }
 }

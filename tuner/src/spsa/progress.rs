@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::journal;
+use super::journal::{self, RunRules};
 use super::server::Server;
 use crate::play::game::{GameRecord, PlayerFault};
 
@@ -19,10 +19,12 @@ const GAIN_PAIRS_SHOWN: u64 = 10;
 /// the start)`; `None` before [`GAIN_PAIRS_SHOWN`] pairs.
 pub fn gain_text(server: &Server) -> Option<String> {
     let (elo, error, pairs) = server.gain_estimate()?;
+    let tuned = match server.config.rules {
+        RunRules::Occam => "the average",
+        RunRules::Fishtest => "the last θ",
+    };
     (pairs >= GAIN_PAIRS_SHOWN).then(|| {
-        format!(
-            "gain {elo:+.1} ± {error:.1} Elo (95%, {pairs} pairs of the average against the start)"
-        )
+        format!("gain {elo:+.1} ± {error:.1} Elo (95%, {pairs} pairs of {tuned} against the start)")
     })
 }
 

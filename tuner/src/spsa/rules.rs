@@ -20,8 +20,8 @@
 
 pub mod autoselect;
 mod designed;
-mod fishtest;
-mod occam;
+pub(crate) mod fishtest;
+pub(crate) mod occam;
 pub mod openbench;
 
 pub use designed::{Designed, ProbePlan};

@@ -7,6 +7,10 @@
 //! (seed, k), so a run is reproducible, and a resumed run re-issues exactly the
 //! iterations that were in flight when it was killed.
 //!
+//! The server plays the run's rules ([`RunRules`]): Occam's (`schedule::realise` and
+//! `schedule::step`) or fishtest's (`rules::fishtest::perturb` and
+//! `rules::fishtest::step`, the functions `tuner simulate`'s fishtest rule runs).
+//!
 //! The run is recorded in its journal (see [`super::journal`]): the state moves only
 //! after its pair is in the journal, and after a failed write the journal takes
 //! nothing more, so the file always ends on a pair it can be resumed from. A resumed
@@ -22,9 +26,10 @@ use rand::{Rng, SeedableRng};
 use rand_distr::{Bernoulli, Distribution};
 
 use super::journal::{
-    self, Journal, JournalSink, PairRecord, RunConfig, RunFiles, State, read_checkpoint,
+    self, Journal, JournalSink, PairRecord, RunConfig, RunFiles, RunRules, State, read_checkpoint,
     read_journal,
 };
+use super::rules::fishtest::{self, Sending};
 use super::schedule::{Gains, Realised, realise, step};
 use crate::play::game::Outcome;
 
@@ -70,10 +75,11 @@ pub struct Server {
     gain_in_flight: u64,
 }
 
-/// A gain pair: the averaged θ (rounded) against the start values.
+/// A gain pair: what the run would write now (rounded) against the start values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GainPair {
-    pub average: Vec<i32>,
+    /// The averaged θ (Occam's rules) or the last θ (fishtest's).
+    pub tuned: Vec<i32>,
     pub start: Vec<i32>,
     /// Index into the opening list.
     pub opening: usize,
@@ -228,16 +234,30 @@ impl Server {
     /// The work item for iteration k at the current θ.
     fn work_item(&self, k: u64) -> WorkItem {
         let mut rng = iteration_rng(self.config.seed, k);
-        let coin = Bernoulli::new(0.5).expect("p = 0.5");
-        let u: f64 = rng.random();
-        let mut flips = Vec::with_capacity(self.gains.len());
-        let mut realised = Vec::with_capacity(self.gains.len());
-        for (i, p) in self.config.params.iter().enumerate() {
-            let flip = if coin.sample(&mut rng) { 1 } else { -1 };
-            let c_k = self.gains[i].c_k(k, &self.config.hyper);
-            flips.push(flip);
-            realised.push(realise(self.state.theta[i], c_k, flip, u, p.min, p.max));
-        }
+        let (flips, realised) = match self.config.rules {
+            RunRules::Occam => {
+                let coin = Bernoulli::new(0.5).expect("p = 0.5");
+                let u: f64 = rng.random();
+                let mut flips = Vec::with_capacity(self.gains.len());
+                let mut realised = Vec::with_capacity(self.gains.len());
+                for (i, p) in self.config.params.iter().enumerate() {
+                    let flip = if coin.sample(&mut rng) { 1 } else { -1 };
+                    let c_k = self.gains[i].c_k(k, &self.config.hyper);
+                    flips.push(flip);
+                    realised.push(realise(self.state.theta[i], c_k, flip, u, p.min, p.max));
+                }
+                (flips, realised)
+            }
+            RunRules::Fishtest => {
+                let n = self.config.params.len();
+                let pair =
+                    fishtest::perturb(n, &mut rng, |i| self.sending(&self.state.theta, k, i));
+                let realised = (pair.plus.iter().zip(&pair.minus))
+                    .map(|(&plus, &minus)| Realised { plus, minus })
+                    .collect();
+                (pair.flips, realised)
+            }
+        };
         WorkItem {
             k,
             flips,
@@ -298,8 +318,15 @@ impl Server {
         let result = i32::from(penta) - 2;
         for (i, p) in self.config.params.iter().enumerate() {
             let a_k = self.gains[i].a_k(k, &hyper);
-            let moved = s.theta[i] + step(a_k, realised[i], flips[i], result);
-            s.theta[i] = moved.clamp(f64::from(p.min), f64::from(p.max));
+            s.theta[i] = match self.config.rules {
+                RunRules::Occam => {
+                    let moved = s.theta[i] + step(a_k, realised[i], flips[i], result);
+                    moved.clamp(f64::from(p.min), f64::from(p.max))
+                }
+                RunRules::Fishtest => {
+                    fishtest::step(self.sending(&s.theta, k, i), a_k, flips[i], result)
+                }
+            };
             s.min_seen[i] = s.min_seen[i].min(s.theta[i]);
             s.max_seen[i] = s.max_seen[i].max(s.theta[i]);
         }
@@ -328,6 +355,17 @@ impl Server {
             penta,
             wdl,
             theta: s.theta.clone(),
+        }
+    }
+
+    /// Parameter i at θ `theta` as fishtest's rules send iteration k.
+    fn sending(&self, theta: &[f64], k: u64, i: usize) -> Sending {
+        let p = &self.config.params[i];
+        Sending {
+            theta: theta[i],
+            c_k: self.gains[i].c_k(k, &self.config.hyper),
+            min: p.min,
+            max: p.max,
         }
     }
 
@@ -401,14 +439,23 @@ impl Server {
         every > 0 && !self.finished() && started * every < self.state.average_count
     }
 
-    /// The next gain pair: the average so far, rounded, against the start.
+    /// What a gain pair plays against the start: the average so far under Occam's
+    /// rules, θ itself under fishtest's (which write the last θ).
+    pub fn gain_side(&self) -> Vec<f64> {
+        match self.config.rules {
+            RunRules::Occam => self.average(),
+            RunRules::Fishtest => self.state.theta.clone(),
+        }
+    }
+
+    /// The next gain pair: [`Server::gain_side`], rounded, against the start.
     pub fn gain_pair(&mut self) -> GainPair {
         let started = self.state.gain.penta.iter().sum::<u64>() + self.gain_in_flight;
         self.gain_in_flight += 1;
         let params = &self.config.params;
         GainPair {
-            average: self
-                .average()
+            tuned: self
+                .gain_side()
                 .iter()
                 .zip(params)
                 .map(|(v, p)| (v.round() as i32).clamp(p.min, p.max))
@@ -422,7 +469,7 @@ impl Server {
         }
     }
 
-    /// Counts a finished gain pair: the outcomes of its games with the averaged side as
+    /// Counts a finished gain pair: the outcomes of its games with the tuned side as
     /// White and as Black.
     pub fn apply_gain(&mut self, first_as_white: Outcome, first_as_black: Outcome) {
         self.gain_in_flight = self.gain_in_flight.saturating_sub(1);
@@ -436,7 +483,7 @@ impl Server {
         self.gain_in_flight = self.gain_in_flight.saturating_sub(1);
     }
 
-    /// The gain of the averaged θ over the start, in Elo with its 95% half-width, and
+    /// The gain of [`Server::gain_side`] over the start, in Elo with its 95% half-width, and
     /// the pairs behind it; `None` before any.
     pub fn gain_estimate(&self) -> Option<(f64, f64, u64)> {
         let pairs = self.state.gain.penta.iter().sum::<u64>();
@@ -521,7 +568,7 @@ mod tests {
         assert!(server.gain_pair_due(2) && !server.gain_pair_due(0));
         let pair = server.gain_pair();
         let rounded: Vec<i32> = server.average().iter().map(|v| v.round() as i32).collect();
-        assert_eq!((pair.average, pair.start), (rounded, vec![60, 120]));
+        assert_eq!((pair.tuned, pair.start), (rounded, vec![60, 120]));
         // One handed out for 1 SPSA pair: the next waits for 2 more.
         assert!(!server.gain_pair_due(2));
         server.apply_gain(WhiteWins, BlackWins);
@@ -806,5 +853,119 @@ mod tests {
         for (r, f) in item.realised.iter().zip(&item.flips) {
             assert!(r.half_difference() * f64::from(*f) > 0.0);
         }
+    }
+
+    /// Occam's rules (`rules::Occam`, which `tuner simulate` runs) move θ and average
+    /// exactly as the server does, pair for pair.
+    #[test]
+    fn occam_rules_follow_the_server() {
+        use crate::spsa::rules::{Occam, Pair, Param, Rules, occam};
+        // The journal tests' run: parameters on [0, 200] with c_end 4, r_end 0.01, and
+        // the averaging fraction the rules default to.
+        let cfg = config(vec![param("a", 60.0), param("b", 199.0)], 40, 5);
+        assert_eq!(cfg.average_fraction, occam::DEFAULT_AVERAGE_FRACTION);
+        let mut server = Server::new(cfg, None).unwrap();
+        let same = |start| Param::new(start, 0, 200, Some(4.0), Some(0.01));
+        let mut rules = Occam::new(vec![same(60.0), same(199.0)], 40);
+        while let Some(item) = server.next_work() {
+            let penta = (item.k * 7 % 5) as u8;
+            let pair = Pair {
+                flips: item.flips.clone(),
+                plus: item.plus(),
+                minus: item.minus(),
+            };
+            server.apply(&item, penta, [0, 0, 0]).unwrap();
+            rules.update(item.k, &pair, i32::from(penta) - 2);
+            assert_eq!(
+                rules.theta(),
+                server.state.theta.as_slice(),
+                "k = {}",
+                item.k
+            );
+        }
+        assert_eq!(rules.result(), server.average());
+    }
+
+    /// A server of `params` playing fishtest's rules over `pairs` pairs, with
+    /// fishtest's constants.
+    fn fishtest_server(params: Vec<journal::TunedParam>, pairs: u64, seed: u64) -> Server {
+        use crate::spsa::rules::Fishtest;
+        use crate::spsa::schedule::Hyper;
+        let mut cfg = config(params, pairs, seed);
+        cfg.rules = RunRules::Fishtest;
+        let big_a = Fishtest::default_big_a(pairs);
+        cfg.hyper = Hyper::new(pairs, Some(big_a), Hyper::ALPHA, Hyper::GAMMA);
+        Server::new(cfg, None).unwrap()
+    }
+
+    /// With `--rules fishtest` the server sends and steps exactly as `rules::Fishtest`
+    /// does for the same draws (the stream of (seed, k)), pair for pair, and the result
+    /// is the last θ.
+    #[test]
+    fn fishtest_rules_follow_rules_fishtest() {
+        use crate::spsa::rules::{Fishtest, Pair, Param, Rules};
+        // 45 pairs: A = ⌊4.5⌋ = 4. b starts 1 below its bound, so θ+ or θ− is clipped.
+        let mut server = fishtest_server(vec![param("a", 60.3), param("b", 199.0)], 45, 5);
+        assert_eq!(server.config.hyper.big_a, 4.0);
+        let same = |start| Param::new(start, 0, 200, Some(4.0), Some(0.01));
+        let mut rules = Fishtest::new(vec![same(60.3), same(199.0)], 45);
+        let (mut clipped, mut uneven) = (false, false);
+        while let Some(item) = server.next_work() {
+            let expected = rules.perturb(item.k, &mut iteration_rng(5, item.k));
+            let pair = Pair {
+                flips: item.flips.clone(),
+                plus: item.plus(),
+                minus: item.minus(),
+            };
+            assert_eq!(pair, expected, "k = {}", item.k);
+            clipped |= pair.plus[1] == 200 || pair.minus[1] == 200;
+            uneven |= (pair.plus[0] + pair.minus[0]) % 2 != 0;
+            let penta = (item.k * 7 % 5) as u8;
+            server.apply(&item, penta, [0, 0, 0]).unwrap();
+            rules.update(item.k, &pair, i32::from(penta) - 2);
+            assert_eq!(
+                rules.theta(),
+                server.state.theta.as_slice(),
+                "k = {}",
+                item.k
+            );
+        }
+        assert!(clipped && uneven, "the run never clipped or rounded apart");
+        assert_eq!(rules.result(), server.state.theta);
+        assert_eq!(server.gain_side(), server.state.theta);
+        assert_ne!(server.average(), server.state.theta);
+    }
+
+    /// One fishtest iteration by hand: each side clipped and rounded on its own, the
+    /// step divided by the nominal c_k.
+    #[test]
+    fn a_fishtest_iteration_by_hand() {
+        // One pair planned: k = N = 1, so c_k = c_end = 4 and a_k/c_k² = r_end = 0.01.
+        let mut server = fishtest_server(vec![param("a", 198.5)], 1, 3);
+        let item = server.next_work().unwrap();
+        let mut rng = iteration_rng(3, 1);
+        let flip = crate::spsa::rules::Draws::flip(&mut rng);
+        let (u_plus, u_minus) = (rng.random::<f64>(), rng.random::<f64>());
+        assert_eq!(item.flips, [flip]);
+        // θ+ = ⌊clip(198.5 + 4·flip) + U⌋, θ− = ⌊clip(198.5 − 4·flip) + U′⌋: the side
+        // above the bound is clipped to 200 on its own (200 + U rounds to 200).
+        let (high, low) = (
+            200,
+            (194.5 + if flip == 1 { u_minus } else { u_plus }).floor(),
+        );
+        let expected = if flip == 1 {
+            (high, low as i32)
+        } else {
+            (low as i32, high)
+        };
+        assert_eq!((item.plus()[0], item.minus()[0]), expected);
+        // θ+ wins the pair 2-0: θ += a_k/c_k·2·flip = 0.01·4·2·flip = 0.08·flip, clipped.
+        server.apply(&item, 4, [2, 0, 0]).unwrap();
+        let moved = (198.5 + 0.08 * f64::from(flip)).min(200.0);
+        assert!(
+            (server.state.theta[0] - moved).abs() < 1e-12,
+            "{:?}",
+            server.state.theta
+        );
     }
 }

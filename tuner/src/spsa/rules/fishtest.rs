@@ -5,7 +5,8 @@
 //! θ ± c_k·flip, each side clipped to the bounds on its own; the worker rounds each
 //! side with its own draw, ⌊v + U⌋. The update divides by the nominal c_k whatever
 //! the rounding did: θ ← clip(θ + R_k·c_k·(W − L)·flip), R_k = a_k/c_k². The run's
-//! result is θ after the last pair.
+//! result is θ after the last pair. `tuner spsa --rules fishtest` plays these rules in
+//! real games: its server sends and steps with [`perturb`] and [`step`].
 
 use super::autoselect::Design;
 use super::{Decay, Draws, Pair, Param, Rules};
@@ -22,9 +23,15 @@ impl Fishtest {
     /// fishtest's defaults for `pairs` planned pairs: A = ⌊0.1·N⌋, α = 0.602,
     /// γ = 0.101, each parameter with its own `c_end` and `r_end`.
     pub fn new(params: Vec<Param>, pairs: u64) -> Fishtest {
-        let big_a = (0.1 * pairs as f64).floor();
+        let big_a = Fishtest::default_big_a(pairs);
         let hyper = Hyper::new(pairs, Some(big_a), Hyper::ALPHA, Hyper::GAMMA);
         Fishtest::with_hyper(params, hyper)
+    }
+
+    /// fishtest's stability constant for `pairs` planned pairs: ⌊0.1·N⌋ (the server
+    /// takes the integer part of its A ratio times the pairs).
+    pub fn default_big_a(pairs: u64) -> f64 {
+        (0.1 * pairs as f64).floor()
     }
 
     /// fishtest with Autoselect checked: A = α = γ = 0, so that c and r stay constant,
@@ -55,6 +62,62 @@ impl Fishtest {
             theta,
         }
     }
+
+    /// Parameter i as the server sends it at the iteration of `decay`.
+    fn sending(&self, i: usize, decay: &Decay) -> Sending {
+        let p = &self.params[i];
+        Sending {
+            theta: self.theta[i],
+            c_k: decay.c_k(&self.gains[i]),
+            min: p.min,
+            max: p.max,
+        }
+    }
+}
+
+/// One parameter as fishtest's server sends an iteration: θ, the nominal c_k and the
+/// bounds. `tuner simulate`'s rule and `tuner spsa --rules fishtest`'s server both
+/// build θ± and the step from it, with [`perturb`] and [`step`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sending {
+    pub theta: f64,
+    pub c_k: f64,
+    pub min: i32,
+    pub max: i32,
+}
+
+impl Sending {
+    fn clamp(&self, v: f64) -> f64 {
+        v.clamp(f64::from(self.min), f64::from(self.max))
+    }
+}
+
+/// θ+ and θ− of `n` parameters, parameter i as `at(i)`: every flip first (the server),
+/// then one U per parameter for θ+ and then one per parameter for θ− (the worker builds
+/// the two command lines in turn). Each side is θ ± c_k·flip clipped to the bounds on
+/// its own, then rounded with its own draw, ⌊v + U⌋.
+pub(crate) fn perturb(n: usize, draws: &mut dyn Draws, at: impl Fn(usize) -> Sending) -> Pair {
+    let flips: Vec<i8> = (0..n).map(|_| draws.flip()).collect();
+    let mut side = |sign: f64| -> Vec<i32> {
+        (0..n)
+            .map(|i| {
+                let s = at(i);
+                let sent = s.clamp(s.theta + sign * s.c_k * f64::from(flips[i]));
+                (sent + draws.unit()).floor() as i32
+            })
+            .collect()
+    };
+    let plus = side(1.0);
+    let minus = side(-1.0);
+    Pair { flips, plus, minus }
+}
+
+/// θ of one parameter after its iteration: clip(θ + (a_k/c_k)·(W − L)·flip), W − L
+/// being θ+'s wins minus losses.
+pub(crate) fn step(at: Sending, a_k: f64, flip: i8, wins_minus_losses: i32) -> f64 {
+    // R_k·c_k = a_k/c_k: the nominal perturbation, not the one played.
+    let step = a_k / at.c_k * f64::from(wins_minus_losses) * f64::from(flip);
+    at.clamp(at.theta + step)
 }
 
 impl Rules for Fishtest {
@@ -62,36 +125,22 @@ impl Rules for Fishtest {
         self.hyper.pairs
     }
 
-    /// Draws every flip first (the server), then one U per parameter for θ+ and then
-    /// one per parameter for θ− (the worker builds the two command lines in turn).
+    /// [`perturb`] at θ now.
     fn perturb(&self, k: u64, draws: &mut dyn Draws) -> Pair {
-        let flips: Vec<i8> = self.params.iter().map(|_| draws.flip()).collect();
         let decay = Decay::at(k, &self.hyper);
-        let mut side = |sign: f64| -> Vec<i32> {
-            self.params
-                .iter()
-                .enumerate()
-                .map(|(i, p)| {
-                    let c_k = decay.c_k(&self.gains[i]);
-                    let sent = p.clamp(self.theta[i] + sign * c_k * f64::from(flips[i]));
-                    (sent + draws.unit()).floor() as i32
-                })
-                .collect()
-        };
-        let plus = side(1.0);
-        let minus = side(-1.0);
-        Pair { flips, plus, minus }
+        perturb(self.params.len(), draws, |i| self.sending(i, &decay))
     }
 
     fn update(&mut self, k: u64, pair: &Pair, wins_minus_losses: i32) {
         let decay = Decay::at(k, &self.hyper);
-        for (i, p) in self.params.iter().enumerate() {
-            let g = &self.gains[i];
-            // R_k·c_k = a_k/c_k: the nominal perturbation, not the one played.
-            let step = decay.a_k(g) / decay.c_k(g)
-                * f64::from(wins_minus_losses)
-                * f64::from(pair.flips[i]);
-            self.theta[i] = p.clamp(self.theta[i] + step);
+        for i in 0..self.params.len() {
+            let a_k = decay.a_k(&self.gains[i]);
+            self.theta[i] = step(
+                self.sending(i, &decay),
+                a_k,
+                pair.flips[i],
+                wins_minus_losses,
+            );
         }
     }
 

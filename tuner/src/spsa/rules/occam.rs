@@ -114,8 +114,6 @@ impl Rules for Occam {
 mod tests {
     use super::super::scripted::Script;
     use super::*;
-    use crate::spsa::journal::tests::{config as run_config, param as tuned};
-    use crate::spsa::server::Server;
 
     fn param(start: f64, c_end: f64) -> Param {
         Param::new(start, 0, 200, Some(c_end), Some(0.002))
@@ -167,34 +165,5 @@ mod tests {
         let expected = (after[6] + after[7]) / 2.0;
         assert!((rules.result()[0] - expected).abs() < 1e-12);
         assert!(after[7] > after[6] && after[6] > after[5]);
-    }
-
-    /// The rules move θ and average exactly as the server does, pair for pair.
-    #[test]
-    fn the_rules_follow_the_server() {
-        // The journal tests' run: parameters on [0, 200] with c_end 4, r_end 0.01, and
-        // the averaging fraction the rules default to.
-        let config = run_config(vec![tuned("a", 60.0), tuned("b", 199.0)], 40, 5);
-        assert_eq!(config.average_fraction, DEFAULT_AVERAGE_FRACTION);
-        let mut server = Server::new(config, None).unwrap();
-        let same = |start| Param::new(start, 0, 200, Some(4.0), Some(0.01));
-        let mut rules = Occam::new(vec![same(60.0), same(199.0)], 40);
-        while let Some(item) = server.next_work() {
-            let penta = (item.k * 7 % 5) as u8;
-            let pair = Pair {
-                flips: item.flips.clone(),
-                plus: item.plus(),
-                minus: item.minus(),
-            };
-            server.apply(&item, penta, [0, 0, 0]).unwrap();
-            rules.update(item.k, &pair, i32::from(penta) - 2);
-            assert_eq!(
-                rules.theta(),
-                server.state.theta.as_slice(),
-                "k = {}",
-                item.k
-            );
-        }
-        assert_eq!(rules.result(), server.average());
     }
 }
