@@ -1,154 +1,541 @@
 #!/usr/bin/env bash
-# The tuner's own benchmark: how much of a known loss does `tuner spsa` win
-# back with a fixed budget? This is how a change to the tuner is judged.
+# The tuner's benchmark: detune 16 search parameters of a pinned engine, then see how
+# much of the loss `tuner spsa` wins back, Occam's design against fishtest's rules.
+# The protocol, its cost and its knobs: docs/tuning-benchmark.md.
 #
-#   1. detune: a copy of params/search.json (in a temporary directory) with ten search
-#      parameters moved by a fixed amount each (the DETUNE table below);
-#   2. loss: `tuner match` detuned vs defaults (the repository's params/search.json);
-#   3. tune: `tuner spsa` of those ten parameters in the detuned copy, fixed budget;
-#   4. recovery: tuned vs detuned and tuned vs defaults, with 95% intervals;
-#   5. one summary line: loss, recovered Elo, % recovered, budget in CPU-minutes.
+#   STATE=DIR scripts/tuning_benchmark.sh [STEP]
 #
-# Budget knobs (environment):
-#   PAIRS=6000        SPSA game pairs          NODES=1000      nodes per move (tune and matches)
-#   THREADS=2         SPSA worker threads      CONCURRENCY=$THREADS   match concurrency
-#   MATCH_PAIRS=300   pairs of each match      SEED=1          SPSA seed (MATCH_SEED=SEED+1000:
-#                                                              the matches use other openings)
-#   R_END=0.01        r_end of the ten detuned parameters; R_END= (empty) keeps the file's
-#                     0.002, which is meant for long tunes (tens of thousands of pairs):
-#                     its steps are too small to judge within this budget
-#   TUNER=            tuner binary [default: target/release/tuner, built first]
-#   EXTRA_ARGS=       more game options for every tune and match, e.g. "--max-plies 120"
-#   KEEP=1            keep the work directory (files, journal, logs) and print its path
+# STEP (default `all`: engine, loss, every seed, report):
+#   engine               the pinned engine in STATE, the detune and its table
+#   loss                 the match detuned vs the pinned defaults
+#   seed N [PART]        seed N's legs; PART is one of
+#                          design  the design's tune (BUDGET/4 games) and its recovery match
+#                          grid    fishtest's tunes (BUDGET games each) and the selection
+#                          h2h     the design's result against the best grid point
+#                        (default: all three)
+#   report               the markdown table of what is done so far
 #
-# Smoke test (seconds): PAIRS=4 MATCH_PAIRS=2 NODES=300 THREADS=1 scripts/tuning_benchmark.sh
+# Every tune and match has its own files under STATE; a leg whose result exists is
+# skipped and an interrupted one continues, so after a kill, a Ctrl-C or `timeout` the
+# same command goes on where it stopped. The protocol's knobs are recorded in
+# STATE/knobs.txt by the first run; a later run takes them from there and refuses a
+# different value.
+#
+# Knobs of the protocol (environment): ENGINE_REV ENGINE_BENCH NODES BUDGET SEEDS GRID
+#   DETUNE_SEED DETUNE_MIN DETUNE_MAX LOSS_PAIRS SELECT_PAIRS H2H_PAIRS OPENING_SEED
+#   FISHTEST_ARGS EXTRA_ARGS (defaults below);
+# of this run only: STATE (required), THREADS (default: all cores), ENGINE (an occam
+#   binary whose bench must be ENGINE_BENCH; default: built at ENGINE_REV), TUNER (default:
+#   this tree's target/release/tuner, built first).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-PAIRS=${PAIRS:-6000}
-NODES=${NODES:-1000}
-THREADS=${THREADS:-2}
-CONCURRENCY=${CONCURRENCY:-$THREADS}
-MATCH_PAIRS=${MATCH_PAIRS:-300}
-SEED=${SEED:-1}
-MATCH_SEED=${MATCH_SEED:-$((SEED + 1000))}
-R_END=${R_END-0.01}
-EXTRA_ARGS=${EXTRA_ARGS:-}
+
+# The pinned engine: the commit the benchmark plays, and its `occam bench` node count.
+PINNED_REV=793d414a03a4a58fd3523f0fa62eae973182b0e7
+PINNED_BENCH=2642500
+
+# The detuned parameters: margins, reductions and SEE values whose moves cost Elo at
+# 1000 nodes.
+DETUNED_PARAMS="rfp_margin fp_base fp_depth lmr_base lmr_div qs_delta_margin see_knight \
+see_bishop see_rook see_queen nmp_eval_div razor_base lmp_base probcut_margin \
+hist_bonus_mult seeprune_quiet_margin"
 
 fail() {
     echo "tuning_benchmark: $*" >&2
     exit 2
 }
-for knob in PAIRS NODES THREADS CONCURRENCY MATCH_PAIRS; do
+say() { echo "tuning_benchmark: $*" >&2; }
+
+# --- the knobs ----------------------------------------------------------------------
+
+KNOBS=(ENGINE_REV ENGINE_BENCH NODES BUDGET SEEDS GRID DETUNE_SEED DETUNE_MIN DETUNE_MAX
+    LOSS_PAIRS SELECT_PAIRS H2H_PAIRS OPENING_SEED FISHTEST_ARGS EXTRA_ARGS)
+declare -A DEFAULT=(
+    [ENGINE_REV]=$PINNED_REV [ENGINE_BENCH]=$PINNED_BENCH [NODES]=1000 [BUDGET]=12000
+    [SEEDS]="1 2 3 4 5"
+    [GRID]="0.0005:0.5 0.0005:1 0.0005:2 0.001:0.5 0.001:1 0.001:2 0.002:0.5 0.002:1 0.002:2 0.004:0.5 0.004:1 0.004:2"
+    [DETUNE_SEED]=1 [DETUNE_MIN]=4 [DETUNE_MAX]=10
+    [LOSS_PAIRS]=2000 [SELECT_PAIRS]=500 [H2H_PAIRS]=8000 [OPENING_SEED]=1000
+    [FISHTEST_ARGS]="--rules fishtest" [EXTRA_ARGS]=""
+)
+
+[[ -n ${STATE:-} ]] || fail "STATE=DIR is required: the folder that keeps the benchmark's files (a new one, or the one of a run to continue)"
+mkdir -p "$STATE" || fail "cannot create STATE=$STATE"
+STATE=$(cd "$STATE" && pwd)
+KNOBS_FILE=$STATE/knobs.txt
+command -v python3 >/dev/null || fail "python3 is needed (parameter files and the report)"
+command -v setsid >/dev/null || fail "setsid (util-linux) is needed: each tuner runs in a session of its own"
+
+# A commit given by another name is recorded as its hash.
+if [[ -n ${ENGINE_REV:-} && ! $ENGINE_REV =~ ^[0-9a-f]{40}$ ]]; then
+    ENGINE_REV=$(git -C "$ROOT" rev-parse --verify -q "$ENGINE_REV^{commit}" 2>/dev/null) ||
+        fail "ENGINE_REV '$ENGINE_REV' is not a commit of this repository"
+fi
+# The recorded value wins; a knob given that differs from it is an error, so a resume
+# cannot change the protocol halfway.
+declare -A RECORDED=()
+if [[ -f $KNOBS_FILE ]]; then
+    while IFS= read -r line; do
+        [[ $line == *=* && $line != \#* ]] || continue
+        RECORDED[${line%%=*}]=${line#*=}
+    done <"$KNOBS_FILE"
+fi
+for knob in "${KNOBS[@]}"; do
+    if [[ -f $KNOBS_FILE ]]; then
+        [[ -v RECORDED[$knob] ]] || fail "$KNOBS_FILE has no $knob: it was not written by this script"
+        if [[ -v $knob && ${!knob} != "${RECORDED[$knob]}" ]]; then
+            fail "$knob='${!knob}', but $STATE was started with $knob='${RECORDED[$knob]}': leave $knob out to continue it, or use another STATE"
+        fi
+        printf -v "$knob" '%s' "${RECORDED[$knob]}"
+    elif [[ ! -v $knob ]]; then
+        printf -v "$knob" '%s' "${DEFAULT[$knob]}"
+    fi
+done
+
+for knob in NODES BUDGET LOSS_PAIRS SELECT_PAIRS H2H_PAIRS ENGINE_BENCH; do
     [[ ${!knob} =~ ^[1-9][0-9]*$ ]] || fail "$knob must be a positive integer, got '${!knob}'"
 done
-for knob in SEED MATCH_SEED; do
+for knob in DETUNE_SEED OPENING_SEED; do
     [[ ${!knob} =~ ^[0-9]+$ ]] || fail "$knob must be a non-negative integer, got '${!knob}'"
 done
-if [[ -n $R_END ]] && ! [[ $R_END =~ ^(0|[1-9][0-9]*)?(\.[0-9]+)?$ && $R_END =~ [1-9] ]]; then
-    fail "R_END must be a positive decimal number such as 0.002, got '$R_END'"
+for knob in DETUNE_MIN DETUNE_MAX; do
+    [[ ${!knob} =~ ^[0-9]+(\.[0-9]+)?$ ]] || fail "$knob must be a non-negative number (in c_end), got '${!knob}'"
+done
+awk -v a="$DETUNE_MIN" -v b="$DETUNE_MAX" 'BEGIN { exit !(a <= b) }' ||
+    fail "DETUNE_MIN ($DETUNE_MIN) must not exceed DETUNE_MAX ($DETUNE_MAX)"
+((BUDGET >= 8 && BUDGET % 8 == 0)) ||
+    fail "BUDGET must be a multiple of 8 games (the design plays BUDGET/4 games in pairs), got $BUDGET"
+[[ -n $SEEDS ]] || fail "SEEDS must name at least one seed"
+for s in $SEEDS; do
+    [[ $s =~ ^[1-9][0-9]{0,2}$ ]] || fail "SEEDS must be integers from 1 to 999, got '$s'"
+done
+[[ -n $GRID ]] || fail "GRID must name at least one point R_END:C_SCALE"
+for point in $GRID; do
+    [[ $point =~ ^[0-9]*\.?[0-9]+:[0-9]*\.?[0-9]+$ ]] ||
+        fail "GRID points are R_END:C_SCALE (e.g. 0.002:1), got '$point'"
+done
+[[ $ENGINE_REV =~ ^[0-9a-f]{40}$ ]] || fail "ENGINE_REV must be a commit, got '$ENGINE_REV'"
+
+if [[ ! -f $KNOBS_FILE ]]; then
+    {
+        echo "# The protocol's knobs, written by scripts/tuning_benchmark.sh on $(date -u +%Y-%m-%d)."
+        for knob in "${KNOBS[@]}"; do echo "$knob=${!knob}"; done
+    } >"$KNOBS_FILE.tmp"
+    mv "$KNOBS_FILE.tmp" "$KNOBS_FILE"
 fi
-command -v python3 >/dev/null || fail "python3 is needed to write the detuned copy"
 
-if [[ -z ${TUNER:-} ]]; then
-    (cd "$ROOT" && cargo build --release -q -p tuner) || fail "cargo build --release -p tuner failed"
-    TUNER=$ROOT/target/release/tuner
-fi
-[[ -x $TUNER ]] || fail "no tuner binary at $TUNER"
+THREADS=${THREADS:-$(nproc)}
+[[ $THREADS =~ ^[1-9][0-9]*$ ]] || fail "THREADS must be a positive integer, got '$THREADS'"
 
-# The fixed detune: parameter and offset from its value in params/search.json (clamped
-# to [min, max]), 6-17 c_end each, all towards pruning and reducing too much and wrong
-# SEE values. It costs about 190 Elo at 1000 nodes (-190.1 +/- 27.4 over
-# 600 games on 613a770). The earlier table (the other direction for the margins)
-# cost ~244 Elo on the search of early 2026-11 but only -22 +/- 25 after the histories
-# and king danger made the search more forgiving of wide margins: a loss that small
-# makes "% recovered" a ratio of two noises, so the table was made harsher.
-DETUNE="rfp_margin:-55 fp_base:-100 fp_depth:-70 lmr_base:+100 lmr_div:-105 \
-qs_delta_margin:-200 see_pawn:+100 see_knight:-150 see_rook:+300 see_queen:-300"
-NAMES=$(tr ' ' '\n' <<<"$DETUNE" | cut -d: -f1 | paste -sd, -)
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/occam-tuning-benchmark.XXXXXX")
-if [[ ${KEEP:-} == 1 ]]; then
-    echo "tuning_benchmark: work directory $WORK" >&2
-else
-    trap 'rm -rf "$WORK"' EXIT
-fi
-DEFAULTS=$ROOT/params/search.json
-DETUNED=$WORK/detuned.json
-TUNED=$WORK/tuned.json
-
-# Only the `value` (and, with R_END, the `r_end`) of the named entries change; the
-# file keeps its one-entry-per-line layout, so the tuner can write values back.
-python3 - "$DEFAULTS" "$DETUNED" "$DETUNE" "$R_END" <<'EOF'
-import json, re, sys
-src, dst, detune, r_end = sys.argv[1:5]
-text = open(src).read()
-entries = {p["name"]: p for p in json.loads(text)["params"]}
-lines = text.split("\n")
-for item in detune.split():
-    name, offset = item.split(":")
-    if name not in entries:
-        sys.exit(f"tuning_benchmark: {src} has no parameter {name}")
-    p = entries[name]
-    new = min(max(p["value"] + int(offset), p["min"]), p["max"])
-    hits = [i for i, l in enumerate(lines) if f'"name": "{name}"' in l]
-    if len(hits) != 1:
-        sys.exit(f"tuning_benchmark: {name} is not on exactly one line of {src}")
-    l = re.sub(r'"value": -?\d+', f'"value": {new}', lines[hits[0]], count=1)
-    if r_end:
-        l = re.sub(r'"r_end": [0-9.eE+-]+', f'"r_end": {r_end}', l, count=1)
-    lines[hits[0]] = l
-    print(f"  {name}: {p['value']} -> {new} ({(new - p['value']) / p['c_end']:+.1f} c_end)", file=sys.stderr)
-open(dst, "w").write("\n".join(lines))
-EOF
-cp "$DETUNED" "$TUNED"
-
-# shellcheck disable=SC2086 # EXTRA_ARGS is a list of options
+DESIGN_PAIRS=$((BUDGET / 8))    # BUDGET/4 games
+FISHTEST_PAIRS=$((BUDGET / 2))  # BUDGET games
+# shellcheck disable=SC2206 # the knobs are lists of options
+FISHTEST_FLAGS=($FISHTEST_ARGS)
+# shellcheck disable=SC2206
 GAME_ARGS=(--nodes "$NODES" $EXTRA_ARGS)
 
-# match NAME_A FILE_A NAME_B FILE_B: prints "elo error" of A vs B (95% half-width).
+BIN=$STATE/engine/occam
+PINNED=$STATE/params/pinned.spsa   # the 16 parameters at the pinned values, with c_end and r_end
+DETUNED=$STATE/params/detuned.spsa # the detuned start, without c_end and r_end (the design's file)
+
+# --- the binaries -------------------------------------------------------------------
+
+bench_of() {
+    "$1" bench 2>/dev/null | awk '/ nodes .* nps$/ { n = $1 } END { print n }'
+}
+
+# The pinned engine is copied into STATE, so every leg's command line (and with it the
+# tuner's check that a resume plays the same engine) names the same path.
+setup_engine() {
+    if [[ -x $BIN ]]; then
+        if [[ -n ${ENGINE:-} ]] && ! cmp -s "$ENGINE" "$BIN"; then
+            fail "ENGINE=$ENGINE is not the engine $STATE already plays ($BIN): leave ENGINE out to continue"
+        fi
+        return
+    fi
+    mkdir -p "$STATE/engine"
+    local exe
+    if [[ -n ${ENGINE:-} ]]; then
+        exe=$(command -v "$ENGINE") || fail "ENGINE=$ENGINE is not an executable"
+    else
+        local src=$STATE/engine/src
+        if [[ ! -d $src ]]; then
+            say "building occam at ${ENGINE_REV:0:12} in a detached worktree, $src"
+            git -C "$ROOT" worktree add -q --detach "$src" "$ENGINE_REV" ||
+                fail "git worktree add of $ENGINE_REV failed"
+        fi
+        (cd "$src" && env -u CARGO_TARGET_DIR cargo build --release -q -p occam) ||
+            fail "cargo build --release -p occam failed in $src"
+        exe=$src/target/release/occam
+    fi
+    local bench
+    bench=$(bench_of "$exe")
+    [[ $bench == "$ENGINE_BENCH" ]] ||
+        fail "$exe bench reports ${bench:-nothing}, not the pinned $ENGINE_BENCH nodes of ${ENGINE_REV:0:12}: the benchmark plays only the pinned engine (ENGINE_REV with its ENGINE_BENCH)"
+    cp "$exe" "$BIN.tmp" && mv "$BIN.tmp" "$BIN"
+    say "engine: $BIN, bench $bench (${ENGINE_REV:0:12})"
+}
+
+TUNER_ID=
+setup_tuner() {
+    [[ -z $TUNER_ID ]] || return 0
+    if [[ -z ${TUNER:-} ]]; then
+        (cd "$ROOT" && cargo build --release -q -p tuner) || fail "cargo build --release -p tuner failed"
+        TUNER=${CARGO_TARGET_DIR:-$ROOT/target}/release/tuner
+        local rev dirty=
+        rev=$(git -C "$ROOT" rev-parse --short=12 HEAD)
+        git -C "$ROOT" diff --quiet HEAD || dirty=" with uncommitted changes"
+        TUNER_ID="tree $rev$dirty"
+    else
+        TUNER=$(realpath "$(command -v "$TUNER")") || fail "TUNER=$TUNER is not an executable"
+        TUNER_ID=$TUNER
+    fi
+    [[ -x $TUNER ]] || fail "no tuner binary at $TUNER"
+    TUNER_ID="$TUNER_ID, sha256 $(sha256sum "$TUNER" | cut -c1-12)"
+}
+
+# --- the detune ---------------------------------------------------------------------
+
+# Writes the pinned and the detuned parameter files from `occam params` of the pinned
+# engine (its compiled values are its params/search.json) and the table of moves.
+setup_detune() {
+    [[ -s $DETUNED && -s $STATE/params/table.md ]] && return
+    mkdir -p "$STATE/params"
+    "$BIN" params >"$STATE/params/engine-params.txt" || fail "$BIN params failed"
+    python3 - "$STATE/params" "$DETUNED_PARAMS" "$DETUNE_SEED" "$DETUNE_MIN" "$DETUNE_MAX" <<'EOF' ||
+import random, sys
+out, names, seed, lo, hi = sys.argv[1], sys.argv[2].split(), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+params = {}
+for line in open(f"{out}/engine-params.txt"):
+    f = [x.strip() for x in line.split(",")]
+    if len(f) == 7:
+        params[f[0]] = f
+rng = random.Random(seed)
+pinned, detuned = [], []
+table = ["| parameter | pinned | c_end | min | max | move (c_end) | offset | detuned |",
+         "|---|---|---|---|---|---|---|---|"]
+for name in names:
+    if name not in params:
+        sys.exit(f"the pinned engine's `occam params` has no parameter {name}")
+    _, kind, value, vmin, vmax, c_end, r_end = params[name]
+    if kind != "int":
+        sys.exit(f"{name} is a {kind} parameter; the detune moves integers")
+    value, vmin, vmax, c_end = int(value), int(vmin), int(vmax), float(c_end)
+    # Drawn in this order, one sign and one size per parameter: the detune is fixed by
+    # the seed and the list.
+    sign = rng.choice((-1, 1))
+    k = rng.uniform(lo, hi)
+    offset = round(sign * k * c_end)
+    new = min(max(value + offset, vmin), vmax)
+    clamped = " (clamped)" if new != value + offset else ""
+    pinned.append(f"{name}, int, {value}, {vmin}, {vmax}, {c_end:g}, {r_end}")
+    detuned.append(f"{name}, int, {new}, {vmin}, {vmax}")
+    table.append(f"| {name} | {value} | {c_end:g} | {vmin} | {vmax} | {sign * k:+.2f} | {offset:+d} | {new}{clamped} |")
+open(f"{out}/pinned.spsa", "w").write("\n".join(pinned) + "\n")
+open(f"{out}/detuned.spsa.tmp", "w").write("\n".join(detuned) + "\n")
+open(f"{out}/table.md", "w").write("\n".join(table) + "\n")
+EOF
+        fail "writing the detuned parameter files failed"
+    mv "$DETUNED.tmp" "$DETUNED"
+    say "detuned ${DETUNED_PARAMS// /, } (DETUNE_SEED $DETUNE_SEED, $DETUNE_MIN..$DETUNE_MAX c_end):"
+    cat "$STATE/params/table.md" >&2
+}
+
+# The start of one fishtest grid point: the detuned values, c_end = scale × the pinned
+# c_end, r_end the point's.
+grid_start() { # OUT R_END C_SCALE
+    python3 - "$PINNED" "$DETUNED" "$@" <<'EOF' || fail "writing the grid point's file $1 failed"
+import sys
+pinned, detuned, out, r_end, scale = sys.argv[1:6]
+start = {l.split(",")[0]: l.split(",")[2].strip() for l in open(detuned) if l.strip()}
+lines = []
+for l in open(pinned):
+    if l.strip():
+        name, kind, _, vmin, vmax, c_end, _ = [x.strip() for x in l.split(",")]
+        lines.append(f"{name}, {kind}, {start[name]}, {vmin}, {vmax}, {float(c_end) * float(scale):g}, {r_end}")
+open(out, "w").write("\n".join(lines) + "\n")
+EOF
+}
+
+# The `option.NAME=VALUE` arguments that set a parameter file's values over UCI.
+options_of() {
+    python3 - "$1" <<'EOF' || fail "cannot read the values of $1"
+import sys
+for l in open(sys.argv[1]):
+    if l.strip():
+        f = [x.strip() for x in l.split(",")]
+        print(f"option.{f[0]}={f[2]}")
+EOF
+}
+
+# --- the legs -----------------------------------------------------------------------
+
+# A tuner runs in a session of its own: a signal to this script (Ctrl-C, `timeout`, kill)
+# reaches it once, forwarded by the trap, and the tuner then finishes the games in
+# flight, saves its run and stops. The script waits for that, so a rerun never finds the
+# run still locked by the tuner it stopped.
+CHILD= STOPPED=
+on_signal() { # SIGNAL
+    [[ -n $CHILD ]] || fail "stopped by SIG$1: run the same command again to continue"
+    [[ -n $STOPPED ]] || say "SIG$1: the running tuner saves its run and stops"
+    STOPPED=$1
+    kill -s "$1" "$CHILD" 2>/dev/null || true # a second signal makes it quit at once
+}
+trap 'on_signal INT' INT
+trap 'on_signal TERM' TERM
+
+run_tuner() { # LOG COMMAND...
+    local log=$1 rc=0
+    shift
+    setsid "$@" >>"$log" 2>&1 </dev/null &
+    CHILD=$!
+    # `wait` returns early when a trapped signal arrives; the tuner may still be saving.
+    while :; do
+        rc=0
+        wait "$CHILD" || rc=$?
+        kill -0 "$CHILD" 2>/dev/null || break
+    done
+    CHILD=
+    [[ -z $STOPPED ]] || fail "stopped by SIG$STOPPED (log $log): run the same command again to continue"
+    return "$rc"
+}
+
+# tune DIR START PAIRS SEED [FLAGS...]: `tuner spsa` of START's parameters over UCI into
+# DIR/tuned.spsa, continued from its journal when one exists.
+tune() {
+    local dir=$1 start=$2 pairs=$3 seed=$4 label=${1#"$STATE"/}
+    shift 4
+    if [[ -s $dir/tuned.spsa ]]; then
+        say "$label: done"
+        return
+    fi
+    setup_tuner
+    mkdir -p "$dir"
+    local resume=()
+    if [[ -s $dir/spsa.jsonl ]]; then
+        resume=(--resume)
+        say "$label: continuing the tune of $pairs pairs (log $dir/log)"
+    else
+        rm -f "$dir/spsa.result.json"
+        cp "$start" "$dir/work.spsa"
+        say "$label: tune of $pairs pairs (log $dir/log)"
+    fi
+    echo "$(date -u +%FT%TZ) $TUNER_ID" >>"$dir/tuner.txt"
+    local rc=0
+    # The gain pairs are left out (--gain-every 0): every run plays its budget and no more.
+    run_tuner "$dir/log" "$TUNER" spsa --engine cmd="$BIN" name=occam --params-file "$dir/work.spsa" \
+        --journal "$dir/spsa.jsonl" --pairs "$pairs" --seed "$seed" --threads "$THREADS" \
+        --gain-every 0 "$@" "${GAME_ARGS[@]}" "${resume[@]}" || rc=$?
+    if ((rc != 0)); then
+        tail -15 "$dir/log" >&2
+        fail "$label: tuner spsa stopped (exit $rc; log above): run the same command again to continue it"
+    fi
+    [[ -s $dir/spsa.result.json ]] || fail "$label: tuner spsa ended without its result file (log $dir/log)"
+    cp "$dir/work.spsa" "$dir/tuned.spsa.tmp" && mv "$dir/tuned.spsa.tmp" "$dir/tuned.spsa"
+}
+
+# match DIR NAME_A FILE_A NAME_B FILE_B PAIRS SEED: both sides are the pinned engine over
+# UCI with the files' values; DIR/result.txt gets "elo error games wins losses draws"
+# (Elo of A, 95% half-width).
 match() {
-    local log=$WORK/match-$1-vs-$3.log
-    "$TUNER" match --a "name=$1,$2" --b "name=$3,$4" --pairs "$MATCH_PAIRS" \
-        --concurrency "$CONCURRENCY" --seed "$MATCH_SEED" "${GAME_ARGS[@]}" >"$log" 2>&1 ||
-        { tail -20 "$log" >&2; fail "tuner match $1 vs $3 failed (log above)"; }
-    local line
-    line=$(grep -m1 '^Elo: ' "$log") || fail "no Elo line in the match log $log"
-    awk '{ print $2, $4 }' <<<"$line"
+    local dir=$1 a=$2 file_a=$3 b=$4 file_b=$5 pairs=$6 seed=$7 label=${1#"$STATE"/}
+    if [[ -s $dir/result.txt ]]; then
+        say "$label: done: $a vs $b $(cut -d' ' -f1,2 "$dir/result.txt" | awk '{ printf "%+.1f ± %.1f Elo", $1, $2 }')"
+        return
+    fi
+    setup_tuner
+    mkdir -p "$dir"
+    local resume=() opts_a opts_b
+    [[ -s $dir/games.jsonl ]] && resume=(--resume)
+    mapfile -t opts_a < <(options_of "$file_a")
+    mapfile -t opts_b < <(options_of "$file_b")
+    ((${#opts_a[@]} > 0 && ${#opts_b[@]} > 0)) || fail "$label: no parameter values in $file_a or $file_b"
+    say "$label: $a vs $b, $pairs pairs${resume:+, continued} (log $dir/log)"
+    echo "$(date -u +%FT%TZ) $TUNER_ID" >>"$dir/tuner.txt"
+    local rc=0
+    run_tuner "$dir/log" "$TUNER" match --engine cmd="$BIN" name="$a" "${opts_a[@]}" \
+        --engine cmd="$BIN" name="$b" "${opts_b[@]}" --pairs "$pairs" --seed "$seed" \
+        --concurrency "$THREADS" --results "$dir/games.jsonl" "${GAME_ARGS[@]}" "${resume[@]}" ||
+        rc=$?
+    if ((rc != 0)); then
+        tail -15 "$dir/log" >&2
+        fail "$label: tuner match stopped (exit $rc; log above): run the same command again to continue it"
+    fi
+    local elo err games wins losses draws
+    read -r elo err < <(grep '^Elo: ' "$dir/log" | tail -1 | awk '{ print $2, $4 }') || true
+    read -r games wins losses draws < <(grep '^Games: ' "$dir/log" | tail -1 | tr -d ',' |
+        awk '{ print $2, $4, $6, $8 }') || true
+    [[ -n ${elo:-} && ${games:-0} == $((2 * pairs)) ]] ||
+        fail "$label: the match's report shows ${games:-no} games, not $((2 * pairs)) (log $dir/log)"
+    echo "$elo $err $games $wins $losses $draws" >"$dir/result.txt.tmp"
+    mv "$dir/result.txt.tmp" "$dir/result.txt"
+    say "$label: $a vs $b $(awk '{ printf "%+.1f ± %.1f Elo", $1, $2 }' "$dir/result.txt")"
 }
 
-echo "tuning_benchmark: detuned $NAMES; matches of $MATCH_PAIRS pairs, tune of $PAIRS pairs, $NODES nodes per move" >&2
-read -r LOSS LOSS_ERR < <(match detuned "$DETUNED" defaults "$DEFAULTS")
+point_name() { echo "r${1%%:*}-c${1##*:}"; } # 0.002:1 -> r0.002-c1
 
-SPSA_LOG=$WORK/spsa.log
-# The tune's CPU time: user + system of this shell's finished children (bash's
-# `times`, second line) after the tune minus before it.
-# (`times` runs in this shell, not in a $(...) subshell, which has no children yet.)
-child_cpu() {
-    times >"$WORK/times"
-    tail -1 "$WORK/times" | sed 's/[ms]/ /g' | awk '{ print $1 * 60 + $2 + $3 * 60 + $4 }'
+step_engine() {
+    setup_engine
+    setup_detune
 }
-child_cpu >"$WORK/cpu0"
-START=$(date +%s.%N)
-# The journal in the work directory, not in the caller's run folder: every benchmark is a
-# new run.
-"$TUNER" spsa "$TUNED" --journal "$WORK/tuned.spsa.jsonl" --params "$NAMES" --pairs "$PAIRS" \
-    --threads "$THREADS" --seed "$SEED" "${GAME_ARGS[@]}" >"$SPSA_LOG" 2>&1 ||
-    { tail -20 "$SPSA_LOG" >&2; fail "tuner spsa failed (log above)"; }
-END=$(date +%s.%N)
-child_cpu >"$WORK/cpu1"
-read -r CPU0 <"$WORK/cpu0"
-read -r CPU1 <"$WORK/cpu1"
 
-read -r GAIN GAIN_ERR < <(match tuned "$TUNED" detuned "$DETUNED")
-read -r NET NET_ERR < <(match tuned "$TUNED" defaults "$DEFAULTS")
+step_loss() {
+    step_engine
+    match "$STATE/loss" detuned "$DETUNED" pinned "$PINNED" "$LOSS_PAIRS" "$OPENING_SEED"
+}
 
-awk -v loss="$LOSS" -v loss_err="$LOSS_ERR" -v gain="$GAIN" -v gain_err="$GAIN_ERR" \
-    -v net="$NET" -v net_err="$NET_ERR" -v start="$START" -v end="$END" \
-    -v cpu0="$CPU0" -v cpu1="$CPU1" -v pairs="$PAIRS" -v nodes="$NODES" \
-    -v threads="$THREADS" -v seed="$SEED" -v mpairs="$MATCH_PAIRS" -v r_end="${R_END:-file}" 'BEGIN {
-    pct = (-loss > 0) ? sprintf("%.0f%%", 100 * gain / -loss) : "n/a (no loss)"
-    printf "tuning benchmark: loss %+.1f ± %.1f Elo (detuned vs defaults); recovered %+.1f ± %.1f Elo (tuned vs detuned) = %s of the loss; tuned vs defaults %+.1f ± %.1f Elo; budget %d pairs at %d nodes, threads %d, seed %d, r_end %s: %.1f CPU-min (%.1f min wall); matches %d pairs each\n",
-        loss, loss_err, gain, gain_err, pct, net, net_err, pairs, nodes, threads, seed, r_end,
-        (cpu1 - cpu0) / 60, (end - start) / 60, mpairs
-}'
+# The selection and the recovery of seed s are played from openings OPENING_SEED + s, the
+# head-to-head from OPENING_SEED + 1000 + s: openings the selection never saw, so the
+# luck that picked the best grid point does not carry into the head-to-head.
+step_design() { # SEED
+    local s=$1 dir=$STATE/seed-$1/design
+    step_engine
+    tune "$dir" "$DETUNED" "$DESIGN_PAIRS" "$s"
+    match "$dir/recovery" design "$dir/tuned.spsa" detuned "$DETUNED" "$SELECT_PAIRS" $((OPENING_SEED + s))
+}
+
+step_grid() { # SEED
+    local s=$1 point dir best= best_elo=
+    step_engine
+    if [[ -n $FISHTEST_ARGS ]]; then
+        setup_tuner
+        "$TUNER" spsa --help | grep -q -- '--rules' ||
+            fail "$TUNER has no \`spsa --rules\` (FISHTEST_ARGS='$FISHTEST_ARGS'): build one that has it, or give it as TUNER="
+    fi
+    for point in $GRID; do
+        dir=$STATE/seed-$s/grid/$(point_name "$point")
+        mkdir -p "$dir"
+        [[ -s $dir/start.spsa ]] || grid_start "$dir/start.spsa" "${point%%:*}" "${point##*:}"
+        tune "$dir" "$dir/start.spsa" "$FISHTEST_PAIRS" "$s" "${FISHTEST_FLAGS[@]}"
+        match "$dir/select" fishtest "$dir/tuned.spsa" detuned "$DETUNED" "$SELECT_PAIRS" $((OPENING_SEED + s))
+    done
+    # The best of the grid by its selection match (ties: the first in GRID).
+    for point in $GRID; do
+        local elo
+        elo=$(cut -d' ' -f1 "$STATE/seed-$s/grid/$(point_name "$point")/select/result.txt")
+        if [[ -z $best ]] || awk -v a="$elo" -v b="$best_elo" 'BEGIN { exit !(a > b) }'; then
+            best=$point best_elo=$elo
+        fi
+    done
+    echo "$(point_name "$best")" >"$STATE/seed-$s/grid/best.txt"
+    say "seed-$s: best grid point $best (r_end:c scale), $(awk -v e="$best_elo" 'BEGIN { printf "%+.1f", e }') Elo against the detuned start"
+}
+
+step_h2h() { # SEED
+    local s=$1
+    step_design "$s"
+    step_grid "$s"
+    local best
+    best=$(cat "$STATE/seed-$s/grid/best.txt")
+    step_engine
+    match "$STATE/seed-$s/h2h" design "$STATE/seed-$s/design/tuned.spsa" \
+        "fishtest-$best" "$STATE/seed-$s/grid/$best/tuned.spsa" "$H2H_PAIRS" $((OPENING_SEED + 1000 + s))
+}
+
+step_report() {
+    python3 - "$STATE" "$KNOBS_FILE" "$DETUNED_PARAMS" "$DESIGN_PAIRS" "$FISHTEST_PAIRS" <<'EOF' | tee "$STATE/report.md"
+import datetime, glob, math, os, sys
+state, knobs_file, names, design_pairs, fishtest_pairs = sys.argv[1:6]
+design_pairs, fishtest_pairs = int(design_pairs), int(fishtest_pairs)
+knobs = dict(l.rstrip("\n").split("=", 1) for l in open(knobs_file) if "=" in l and not l.startswith("#"))
+
+def result(path):
+    try:
+        elo, err, games, *_ = open(os.path.join(state, path, "result.txt")).read().split()
+        return float(elo), float(err), int(games)
+    except FileNotFoundError:
+        return None
+
+def fmt(r):
+    return "—" if r is None else f"{r[0]:+.1f} ± {r[1]:.1f}"
+
+def point(name):  # r0.002-c1 -> r_end 0.002, c × 1
+    r, c = name[1:].split("-c")
+    return f"r_end {r}, c_end × {c}"
+
+grid = [f"r{p.split(':')[0]}-c{p.split(':')[1]}" for p in knobs["GRID"].split()]
+games = 0
+loss = result("loss")
+games += loss[2] if loss else 0
+rows, cols = [], {"design": [], "fishtest": [], "h2h": []}
+for s in knobs["SEEDS"].split():
+    base = f"seed-{s}"
+    design = result(f"{base}/design/recovery")
+    tuned_design = os.path.exists(f"{state}/{base}/design/tuned.spsa")
+    tuned_grid = sum(os.path.exists(f"{state}/{base}/grid/{g}/tuned.spsa") for g in grid)
+    games += 2 * design_pairs * tuned_design + 2 * fishtest_pairs * tuned_grid
+    games += sum(r[2] for g in grid if (r := result(f"{base}/grid/{g}/select")))
+    best = open(f"{state}/{base}/grid/best.txt").read().strip() if os.path.exists(f"{state}/{base}/grid/best.txt") else None
+    fishtest = result(f"{base}/grid/{best}/select") if best else None
+    h2h = result(f"{base}/h2h")
+    for r in (design, h2h):
+        games += r[2] if r else 0
+    for key, r in (("design", design), ("fishtest", fishtest), ("h2h", h2h)):
+        if r:
+            cols[key].append(r)
+    rows.append(f"| {s} | {fmt(design)} | {point(best) if best else '—'} | {fmt(fishtest)} | {fmt(h2h)} "
+                f"| {2 * design_pairs:,} × {int(tuned_design)} / {2 * fishtest_pairs:,} × {tuned_grid} |")
+
+def mean(rs):  # independent matches: the mean's half-width is √(Σ err²)/n
+    if not rs:
+        return "—"
+    n = len(rs)
+    return f"{sum(r[0] for r in rs) / n:+.1f} ± {math.sqrt(sum(r[1] ** 2 for r in rs)) / n:.1f} ({n})"
+
+tuners = sorted({l.split(" ", 1)[1].strip() for f in glob.glob(f"{state}/**/tuner.txt", recursive=True) for l in open(f)})
+print(f"**Tuning benchmark, design against fishtest's rules** ({datetime.date.today()}): occam at "
+      f"{knobs['ENGINE_REV'][:7]} (bench {knobs['ENGINE_BENCH']}), {len(names.split())} search parameters "
+      f"detuned by {knobs['DETUNE_MIN']}–{knobs['DETUNE_MAX']} c_end (DETUNE_SEED {knobs['DETUNE_SEED']}), "
+      f"{knobs['NODES']} nodes per move.")
+print()
+print(f"Loss, detuned vs pinned: {fmt(loss)} Elo ({loss[2]:,} games)." if loss else "Loss, detuned vs pinned: not played yet.")
+print()
+print("| seed | design vs detuned (Elo) | best grid point | its match vs detuned (Elo) | design vs that fishtest result (Elo) | tune games: design / fishtest (× runs) |")
+print("|---|---|---|---|---|---|")
+print("\n".join(rows))
+print(f"| mean | {mean(cols['design'])} | | {mean(cols['fishtest'])} | {mean(cols['h2h'])} | |")
+print()
+if loss and cols["design"] and loss[0] < 0:
+    print(f"The design won back {100 * sum(r[0] for r in cols['design']) / len(cols['design']) / -loss[0]:.0f}% of the loss on average. ", end="")
+print(f"Games played so far: {games:,}. The best grid point is the best of {len(grid)} noisy matches, which favours fishtest.")
+print()
+print("Knobs: " + ", ".join(f"{k}={v!r}" if (" " in v or not v) else f"{k}={v}" for k, v in knobs.items()) + ".")
+print("Tuner: " + ("; ".join(tuners) if tuners else "none yet") + ".")
+EOF
+}
+
+# --- the steps ----------------------------------------------------------------------
+
+in_seeds() {
+    local s
+    for s in $SEEDS; do [[ $s == "$1" ]] && return 0; done
+    fail "seed $1 is not one of SEEDS ($SEEDS)"
+}
+
+STEP=${1:-all}
+case $STEP in
+all)
+    (($# <= 1)) || fail "\`all\` takes no arguments"
+    step_loss
+    for s in $SEEDS; do step_h2h "$s"; done
+    step_report
+    ;;
+engine)
+    step_engine
+    cat "$STATE/params/table.md"
+    ;;
+loss) step_loss ;;
+seed)
+    [[ ${2:-} =~ ^[0-9]+$ ]] || fail "usage: seed N [design|grid|h2h]"
+    in_seeds "$2"
+    case ${3:-all} in
+    design) step_design "$2" ;;
+    grid) step_grid "$2" ;;
+    h2h | all) step_h2h "$2" ;;
+    *) fail "seed $2: the part is design, grid or h2h, got '$3'" ;;
+    esac
+    ;;
+report) step_report ;;
+*) fail "unknown step '$STEP': all, engine, loss, seed N [design|grid|h2h], report" ;;
+esac
