@@ -14,10 +14,12 @@
 //!   simulator's bowls and cliffs (`tuner simulate --landscape asymmetric`) balance.
 //! - **r** leaves a noise ball around the optimum of [`PRECISION`] Elo (95%, all
 //!   parameters together): r = 8·precision/(C·χ²₀.₉₅(n)·σ²) with C = 800/ln 10,
-//!   Autoselect's formula. It does not depend on the budget: a longer run averages
-//!   longer and recovers directions flatter than the model assumes (where an r that
-//!   shrinks with the budget never catches up), a shorter one moves values slowly
-//!   instead of scattering them.
+//!   Autoselect's formula. A longer run keeps it, averages longer and recovers
+//!   directions flatter than the model assumes (where an r that shrinks with the
+//!   budget never catches up). A run too short for the precision (under a third of
+//!   the games below) plays instead the r under which the start's offset would
+//!   shrink by e over its games ([`r_for_budget`]): with the precision's r such a run
+//!   barely moves its values.
 //! - **the games it needs**: with that r the start's offset shrinks by e per
 //!   C/(4·r·cost) games; the plan is three of those, 3·C²·χ²·σ²/(32·precision·cost).
 //! - the gains are **constant** and the result is θ **averaged over the last half**.
@@ -45,6 +47,12 @@ pub const AVERAGE_FRACTION: f64 = 0.5;
 pub const PRIOR_RANGE_FRACTION: f64 = 1.0 / 4.0;
 /// Offsets shrink by e^LIFETIMES over the budget.
 const LIFETIMES: f64 = 3.0;
+/// The least share of a lifetime (the games in which the start's offset shrinks by e
+/// when every c costs [`COST_TARGET`]) that a run's games span, whatever its precision.
+pub const SHORT_RUN_LIFETIMES: f64 = 1.0;
+/// The largest r a short run plays (a pair moves θ by at most a 25th of c): the
+/// largest measured in real games. Runs of fewer than about 8,700 games play it.
+pub const SHORT_RUN_R_MAX: f64 = 0.02;
 
 /// One parameter as the design sees it; `c_end`/`r_end` are the file's, if given.
 #[derive(Clone, Debug, PartialEq)]
@@ -68,6 +76,24 @@ impl Request {
 pub fn r_within(precision: f64, n: usize, game_variance: f64) -> f64 {
     let chi2 = chi_squared_quantile(0.95, n.max(1));
     8.0 * precision / (ELO_PER_SCORE * chi2 * game_variance)
+}
+
+/// The least r of a run of `games` tuning games: the one under which the start's
+/// offset shrinks by e^[`SHORT_RUN_LIFETIMES`] over them, SHORT_RUN_LIFETIMES·C/(4·
+/// COST_TARGET·games), at most [`SHORT_RUN_R_MAX`]; 0 for an unbounded run.
+///
+/// In real games (the tuning benchmark's 16 detuned parameters, seed 1, 2,820 tuning
+/// games, against fishtest's best of two grid points at 12,000): the precision's r,
+/// 0.00063, −79.0 ± 4.7 Elo head-to-head; 0.0064, +6.6 ± 7.1; 0.02, +29.3 ± 7.4. In the
+/// simulator (16 bowls worth 50 Elo, 40 Elo lost at the start, measured pair
+/// outcomes) the mean loss left after 3,000 / 12,000 / 48,000 games is 22.7 / 21.9 /
+/// 22.3 Elo with a third of a lifetime and 22.8 / 11.8 / 8.3 with one.
+pub fn r_for_budget(games: f64) -> f64 {
+    if !games.is_finite() {
+        return 0.0;
+    }
+    (SHORT_RUN_LIFETIMES * ELO_PER_SCORE / (4.0 * COST_TARGET * games.max(1.0)))
+        .min(SHORT_RUN_R_MAX)
 }
 
 /// The games the design needs to end within `precision` Elo (95%) when every c costs
@@ -96,11 +122,12 @@ pub struct Gains {
     pub designed_r: bool,
 }
 
-/// The gains: the file's values where given, the design's elsewhere, with every
-/// designed c multiplied by `c_scale` (a probe's answer; 1 without one) and r for
-/// games of `game_variance` and the design's [`PRECISION`].
-pub fn gains(requests: &[Request], c_scale: f64, game_variance: f64) -> Vec<Gains> {
-    gains_within(requests, c_scale, game_variance, PRECISION)
+/// The gains of a run of `games` tuning games (infinite: no bound): the file's values
+/// where given, the design's elsewhere, with every designed c multiplied by `c_scale`
+/// (a probe's answer; 1 without one) and r for games of `game_variance` and the
+/// design's [`PRECISION`], or [`r_for_budget`] where that is larger.
+pub fn gains(requests: &[Request], c_scale: f64, game_variance: f64, games: f64) -> Vec<Gains> {
+    gains_within(requests, c_scale, game_variance, PRECISION, games)
 }
 
 /// [`gains`] for a noise ball of `precision` Elo instead of [`PRECISION`].
@@ -109,8 +136,9 @@ pub fn gains_within(
     c_scale: f64,
     game_variance: f64,
     precision: f64,
+    games: f64,
 ) -> Vec<Gains> {
-    let r = r_within(precision, requests.len(), game_variance);
+    let r = r_within(precision, requests.len(), game_variance).max(r_for_budget(games));
     requests
         .iter()
         .map(|q| Gains {
@@ -240,6 +268,44 @@ mod tests {
     }
 
     #[test]
+    fn a_run_too_short_for_the_precision_plays_the_short_runs_r() {
+        // 20,000 games: r = 347.4355/(4·0.5·20000) = 0.0086859.
+        let short = r_for_budget(20_000.0);
+        assert!((short - 0.0086859).abs() < 1e-6, "{short}");
+        // Under it the start's offset shrinks by e over the run.
+        let lifetime = ELO_PER_SCORE / (4.0 * short * COST_TARGET);
+        assert!((20_000.0 / lifetime - SHORT_RUN_LIFETIMES).abs() < 1e-9);
+        let q = Request {
+            min: 0.0,
+            max: 400.0,
+            c_end: None,
+            r_end: None,
+        };
+        let sixteen = vec![q.clone(); 16];
+        let r_of = |games: f64| gains(&sixteen, 1.0, 0.69, games)[0].r;
+        assert_eq!(r_of(20_000.0), short);
+        // The precision's r where it is larger: a long run, an unbounded one, and from
+        // a third of the games the precision needs (one lifetime of the three the plan
+        // holds) on.
+        let precise = r_within(PRECISION, 16, 0.69);
+        assert_eq!(r_of(f64::INFINITY), precise);
+        let needed = games_for(PRECISION, 16, 0.69, COST_TARGET);
+        assert_eq!(r_of(needed), precise);
+        assert!((r_for_budget(needed / 3.0) - precise).abs() < 1e-12);
+        assert!(r_of(needed / 3.1) > precise);
+        // A very short run: the largest r measured, a 25th of c per pair.
+        assert_eq!(r_for_budget(2820.0), SHORT_RUN_R_MAX);
+        assert!(r_for_budget(8700.0) < SHORT_RUN_R_MAX);
+        assert_eq!(r_for_budget(8600.0), SHORT_RUN_R_MAX);
+        // A file's r_end still wins.
+        let given = Request {
+            r_end: Some(0.001),
+            ..q
+        };
+        assert_eq!(gains(&[given], 1.0, 0.69, 2820.0)[0].r, 0.001);
+    }
+
+    #[test]
     fn rounded_keeps_four_significant_digits() {
         assert_eq!(rounded(0.130_288_34), 0.1303);
         assert_eq!(rounded(36.25), 36.25);
@@ -259,6 +325,7 @@ mod tests {
             &[q(None, None), q(Some(3.0), None), q(Some(3.0), Some(0.01))],
             2.0,
             PRIOR_GAME_VARIANCE,
+            f64::INFINITY,
         );
         assert_eq!(
             (g[0].c, g[0].designed_c, g[0].designed_r),

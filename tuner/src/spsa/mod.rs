@@ -620,21 +620,26 @@ struct Resolved {
     average_fraction: f64,
     /// The run plays the design's constant gains.
     designed: bool,
+    /// The designed r is the short run's ([`design::r_for_budget`]), not the precision's.
+    short_run: bool,
     probing: Probing,
 }
 
 /// The designed gains: the files' c_end and r_end where given, the design's elsewhere,
 /// every designed c multiplied by `c_scale` (1: the prior, a quarter of the range) and r
-/// for games of `game_variance` and a noise ball of `precision` Elo. The one place
-/// `tuner spsa` computes designed gains.
+/// for games of `game_variance` and a noise ball of `precision` Elo, or larger where the
+/// run's `pairs` are too few for that precision ([`design::r_for_budget`]). The one
+/// place `tuner spsa` computes designed gains.
 pub fn designed_gains(
     requested: &[Requested],
     c_scale: f64,
     game_variance: f64,
     precision: f64,
+    pairs: u64,
 ) -> Vec<design::Gains> {
     let requests: Vec<design::Request> = requested.iter().map(Requested::design_request).collect();
-    design::gains_within(&requests, c_scale, game_variance, precision)
+    let games = 2.0 * pairs as f64;
+    design::gains_within(&requests, c_scale, game_variance, precision, games)
 }
 
 /// The SPSA pairs the design expects to need to end within `precision` Elo of the
@@ -656,6 +661,7 @@ fn until_pairs(precision: f64, n: usize, game_variance: f64) -> u64 {
 /// quarter "averaged" then only times the gain pairs: the result is the last θ.
 fn resolve(requested: &[Requested], args: &Args, probing: &Probing) -> Resolved {
     let designed = args.rules.is_occam() && !requested.iter().all(Requested::given);
+    let mut short_run = false;
     let (ends, hyper, average_fraction): (Vec<(f64, f64, Source, Source)>, _, _) = if designed {
         let from = |designed: bool| {
             if designed {
@@ -665,11 +671,14 @@ fn resolve(requested: &[Requested], args: &Args, probing: &Probing) -> Resolved 
             }
         };
         let precision = args.until.unwrap_or(design::PRECISION);
-        let ends = designed_gains(requested, probing.c_scale, probing.game_variance, precision)
+        let pairs = args.pairs.saturating_sub(probing.pairs).max(1);
+        let (c_scale, variance) = (probing.c_scale, probing.game_variance);
+        short_run = design::r_for_budget(2.0 * pairs as f64)
+            > design::r_within(precision, requested.len(), variance);
+        let ends = designed_gains(requested, c_scale, variance, precision, pairs)
             .into_iter()
             .map(|g| (g.c, g.r, from(g.designed_c), from(g.designed_r)))
             .collect();
-        let pairs = args.pairs.saturating_sub(probing.pairs).max(1);
         let constant = Hyper::new(pairs, Some(0.0), 0.0, 0.0);
         (ends, constant, design::AVERAGE_FRACTION)
     } else {
@@ -713,6 +722,7 @@ fn resolve(requested: &[Requested], args: &Args, probing: &Probing) -> Resolved 
         hyper,
         average_fraction: args.average_fraction.unwrap_or(average_fraction),
         designed,
+        short_run,
         probing: Probing { ..*probing },
     }
 }
@@ -754,7 +764,7 @@ fn plan_lines(config: &RunConfig, resolved: &Resolved, output: Output) -> Vec<St
     };
     let mut lines = vec![if config.designed {
         format!(
-            "spsa: plan: constant gains, the design's where a file leaves out c_end or r_end (c: the change that costs about {} Elo, a quarter of the range{}; r: leaves {} Elo of noise around the optimum, all parameters together, for games whose W − L varies by {} a game{}); {result}",
+            "spsa: plan: constant gains, the design's where a file leaves out c_end or r_end (c: the change that costs about {} Elo, a quarter of the range{}; r: leaves {} Elo of noise around the optimum, all parameters together, for games whose W − L varies by {} a game{}{}); {result}",
             design::COST_TARGET,
             match resolved.probing.pairs {
                 0 => String::new(),
@@ -769,6 +779,15 @@ fn plan_lines(config: &RunConfig, resolved: &Resolved, output: Output) -> Vec<St
                 " (fishtest's reference)"
             } else {
                 " (measured by the probe)"
+            },
+            if resolved.short_run {
+                format!(
+                    ", or where larger, as here, the r under which the start's offset shrinks by e over this run's {} games (at most {})",
+                    crate::simulate::thousands(2.0 * pairs as f64),
+                    design::SHORT_RUN_R_MAX
+                )
+            } else {
+                String::new()
             }
         )
     } else if config.rules == RunRules::Fishtest {
@@ -1377,9 +1396,10 @@ mod tests {
             requested("b", None, None),
             requested("c", Some(4.0), None),
         ];
-        let r = resolve(&mixed, &args("x.json --pairs 2000"), &Probing::NONE);
-        assert!(r.designed);
-        assert_eq!(r.hyper, Hyper::new(2000, Some(0.0), 0.0, 0.0));
+        // A run long enough for the precision: its r.
+        let r = resolve(&mixed, &args("x.json --pairs 200000"), &Probing::NONE);
+        assert!(r.designed && !r.short_run);
+        assert_eq!(r.hyper, Hyper::new(200_000, Some(0.0), 0.0, 0.0));
         assert_eq!(r.average_fraction, design::AVERAGE_FRACTION);
         let designed_r = design::r_within(design::PRECISION, 3, design::PRIOR_GAME_VARIANCE);
         let ends: Vec<_> = r.params.iter().map(|p| (p.c_end, p.r_end)).collect();
@@ -1394,10 +1414,16 @@ mod tests {
         );
         // The schedule is constant: c_k and a_k/c_k² are the resolved c and r at every k.
         let g = schedule::Gains::new(r.params[1].c_end, r.params[1].r_end, &r.hyper);
-        for k in [1, 1000, 2000] {
+        for k in [1, 1000, 200_000] {
             assert_eq!(g.c_k(k, &r.hyper), 50.0);
             assert!((g.a_k(k, &r.hyper) / 2500.0 - designed_r).abs() < 1e-15);
         }
+        // 2000 pairs are too few for that precision: the short run's r, larger.
+        let r = resolve(&mixed, &args("x.json --pairs 2000"), &Probing::NONE);
+        let short = design::r_for_budget(4000.0);
+        assert!(r.short_run && short > designed_r);
+        assert_eq!((r.params[1].r_end, r.params[2].r_end), (short, short));
+        assert_eq!(r.params[0].r_end, 0.002);
         let r = resolve(
             &mixed,
             &args("x.json --pairs 2000 --r-end 0.01 --average-fraction 0.3"),
@@ -1413,8 +1439,8 @@ mod tests {
             game_variance: 0.78,
             pairs: 120,
         };
-        let r = resolve(&mixed, &args("x.json --pairs 2000"), &probing);
-        assert_eq!(r.hyper.pairs, 1880);
+        let r = resolve(&mixed, &args("x.json --pairs 200000"), &probing);
+        assert_eq!(r.hyper.pairs, 199_880);
         assert_eq!(
             (r.params[0].c_end, r.params[1].c_end, r.params[2].c_end),
             (10.0, 25.0, 4.0)
@@ -1437,8 +1463,15 @@ mod tests {
         assert!(until_pairs(0.5, 4, 0.78) > 2 * until_pairs(0.5, 4, 0.39) - 2);
         // r is the precision's: a coarser target plays a larger r.
         let mixed = [requested("b", None, None)];
-        let fine = resolve(&mixed, &args("x.json"), &Probing::NONE);
-        let coarse = resolve(&mixed, &args("x.json --until 5"), &Probing::NONE);
+        // (The pairs as the run plans them: enough for the precision, so its r.)
+        let planned = |precision: f64| {
+            let mut a = args(&format!("x.json --until {precision}"));
+            a.pairs = until_pairs(precision, 1, design::PRIOR_GAME_VARIANCE);
+            a
+        };
+        let fine = resolve(&mixed, &planned(0.5), &Probing::NONE);
+        let coarse = resolve(&mixed, &planned(5.0), &Probing::NONE);
+        assert!(!fine.short_run && !coarse.short_run);
         let ratio = coarse.params[0].r_end / fine.params[0].r_end;
         assert!((ratio - 10.0).abs() < 1e-9, "{ratio}");
     }
@@ -1479,12 +1512,14 @@ mod tests {
             "{}",
             plan[0]
         );
+        // 4,000 games are too few for 0.5 Elo with 2 parameters: the short run's r.
+        assert!(
+            plan[0].contains("shrinks by e over this run's 4,000 games (at most 0.02)"),
+            "{}",
+            plan[0]
+        );
         assert_eq!(plan[1], "spsa:   a_long_name  c 10       r 0.002    (file)");
-        let r = design::rounded(design::r_within(
-            design::PRECISION,
-            2,
-            design::PRIOR_GAME_VARIANCE,
-        ));
+        let r = design::rounded(design::r_for_budget(4000.0));
         assert_eq!(
             plan[2],
             format!("spsa:   b            c 50       r {r:<8} (designed)")

@@ -92,7 +92,7 @@ impl Designed {
     fn begin_tune(&mut self, c_scale: f64) {
         let left = (self.pairs - self.probe_pairs).max(1);
         let variance = design::pooled_game_variance(&self.finished);
-        let gains = design::gains(&self.requests, c_scale, variance);
+        let gains = design::gains(&self.requests, c_scale, variance, 2.0 * left as f64);
         let params = self
             .params
             .iter()
