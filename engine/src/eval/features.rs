@@ -66,12 +66,13 @@ pub enum Section {
     Outposts,
     BishopPair,
     Threats,
+    Complexity,
     Tempo,
 }
 
 impl Section {
     /// Trace lines in display order.
-    pub const ALL: [Section; 15] = [
+    pub const ALL: [Section; 16] = [
         Section::Material,
         Section::Psqt,
         Section::Mobility,
@@ -86,6 +87,7 @@ impl Section {
         Section::Outposts,
         Section::BishopPair,
         Section::Threats,
+        Section::Complexity,
         Section::Tempo,
     ];
 
@@ -106,6 +108,7 @@ impl Section {
             Section::Outposts => "outposts",
             Section::BishopPair => "bishop pair",
             Section::Threats => "threats",
+            Section::Complexity => "complexity",
             Section::Tempo => "tempo",
         }
     }

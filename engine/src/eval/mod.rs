@@ -13,6 +13,7 @@
 //! [`Evaluator::psq_table`]; other positions are summed here.
 
 mod cache;
+mod complexity;
 pub mod features;
 mod king_danger;
 mod outposts;
@@ -30,6 +31,7 @@ use crate::rays::{self, pawn_attacks, relative_rank};
 /// The tapered score pair, re-exported for the evaluation's users.
 pub use crate::score::S;
 use cache::EvalCache;
+use complexity::Complexity;
 use features::{self as f, Section};
 use king_danger::KingDanger;
 use pawns::PawnTable;
@@ -59,6 +61,7 @@ pub struct Evaluator {
     scale_opposite_bishops: i32,
     scale_no_pawns: i32,
     king_danger: KingDanger,
+    complexity: Complexity,
     pawns: PawnTable,
     cache: EvalCache,
 }
@@ -76,6 +79,7 @@ impl Evaluator {
             scale_opposite_bishops: 100,
             scale_no_pawns: 100,
             king_danger: KingDanger::default(),
+            complexity: Complexity::default(),
             pawns: PawnTable::new(),
             cache: EvalCache::new(),
         };
@@ -112,6 +116,7 @@ impl Evaluator {
         self.scale_opposite_bishops = params.scale_opposite_bishops_pct();
         self.scale_no_pawns = params.scale_no_pawns_pct();
         self.king_danger = KingDanger::new(params);
+        self.complexity = Complexity::new(params);
         self.pawns.clear();
         self.cache.clear();
     }
@@ -262,6 +267,9 @@ impl Evaluator {
             let p = passed::evaluate(&self.weights, board, color, ours, &maps, t);
             score += signed(color, p);
         });
+
+        // Complexity: the endgame score away from or towards a draw
+        score.eg += self.complexity.adjust(board, score.eg, t);
 
         // Tempo
         score += signed(pos.turn(), self.weights[f::TEMPO]);

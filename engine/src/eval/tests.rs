@@ -262,7 +262,8 @@ fn king_safety_line(p: &Params, fen: &str) -> (i32, i32, i32, i32) {
     (l.1, l.2, l.3, l.4)
 }
 
-/// Params with every king-danger input zero except those `set` gives (divisors kept).
+/// Params with every king-danger input zero except those `set` gives (divisors kept),
+/// and no complexity (the other score outside the linear weights).
 fn only_danger(set: impl Fn(&mut Params)) -> Params {
     let mut p = Params::default();
     for (field, v) in [
@@ -283,6 +284,10 @@ fn only_danger(set: impl Fn(&mut Params)) -> Params {
         (&mut p.king_shield_far_mg, 0),
         (&mut p.king_open_file_mg, 0),
         (&mut p.king_semi_open_file_mg, 0),
+        (&mut p.complexity_pawns, 0),
+        (&mut p.complexity_pawn_flanks, 0),
+        (&mut p.complexity_pawn_endgame, 0),
+        (&mut p.complexity_offset, 0),
     ] {
         *field = v;
     }
@@ -454,6 +459,49 @@ fn drawish_endgames_are_scaled() {
     // Insufficient material is a dead draw.
     assert_eq!(e.evaluate(&pos("4k3/8/8/8/8/8/8/3NK3 w - - 0 1")), 0);
     assert_eq!(e.evaluate(&pos("4k3/8/8/8/8/8/8/4K3 w - - 0 1")), 0);
+}
+
+/// Params with the complexity weights (per pawn, both wings, pawns only, offset).
+fn complexity(pawns: i32, flanks: i32, pawns_only: i32, offset: i32) -> Params {
+    let mut p = Params::default();
+    for (name, v) in [
+        ("complexity_pawns", pawns),
+        ("complexity_pawn_flanks", flanks),
+        ("complexity_pawn_endgame", pawns_only),
+        ("complexity_offset", offset),
+    ] {
+        p.set(index_of(name).unwrap(), v).unwrap();
+    }
+    p
+}
+
+#[test]
+fn complexity_moves_the_endgame_score_but_never_past_a_draw() {
+    let eg_line = |p: &Params, fen: &str| {
+        let tr = Evaluator::new(p).trace(&pos(fen));
+        let line = tr.terms.iter().find(|t| t.0 == "complexity").unwrap();
+        (line.2, line.4, tr.score)
+    };
+    let off = complexity(0, 0, 0, 0);
+    // Four pawns on both wings, White a pawn up, pawns only: 4·7 + 30 + 20 − 60 = 18,
+    // credited to the side ahead, and the phase-0 score moves by exactly that.
+    let both_wings = "4k3/p7/8/8/8/8/P5PP/4K3 w - - 0 1";
+    let on = complexity(7, 30, 20, -60);
+    let (white, black, score) = eg_line(&on, both_wings);
+    assert_eq!((white, black), (18, 0));
+    assert_eq!(score - eg_line(&off, both_wings).2, 18);
+    // The same material, Black to move and Black a pawn up (colours swapped): Black's line.
+    let mirrored = "4k3/p5pp/8/8/8/8/P7/4K3 b - - 0 1";
+    let (white, black, score_black) = eg_line(&on, mirrored);
+    assert_eq!((white, black, score_black), (0, 18, score));
+    // A large negative complexity takes the lead away, and no more: the endgame score
+    // is then 0, and only the tempo (added after) remains.
+    let drawn = complexity(0, 0, 0, -400);
+    let (white, _, score) = eg_line(&drawn, both_wings);
+    let lead = eg_line(&off, both_wings).2 - Params::default().tempo_eg();
+    assert!(lead > 0, "White is ahead without the term: {lead}");
+    assert_eq!(white, -lead);
+    assert_eq!(score, Params::default().tempo_eg());
 }
 
 #[test]
