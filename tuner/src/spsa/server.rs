@@ -859,7 +859,7 @@ mod tests {
     /// exactly as the server does, pair for pair.
     #[test]
     fn occam_rules_follow_the_server() {
-        use crate::spsa::rules::{Occam, Pair, Param, Rules, occam};
+        use crate::spsa::rules::{Occam, Param, Rules, occam};
         // The journal tests' run: parameters on [0, 200] with c_end 4, r_end 0.01, and
         // the averaging fraction the rules default to.
         let cfg = config(vec![param("a", 60.0), param("b", 199.0)], 40, 5);
@@ -869,11 +869,7 @@ mod tests {
         let mut rules = Occam::new(vec![same(60.0), same(199.0)], 40);
         while let Some(item) = server.next_work() {
             let penta = (item.k * 7 % 5) as u8;
-            let pair = Pair {
-                flips: item.flips.clone(),
-                plus: item.plus(),
-                minus: item.minus(),
-            };
+            let pair = pair_of(&item);
             server.apply(&item, penta, [0, 0, 0]).unwrap();
             rules.update(item.k, &pair, i32::from(penta) - 2);
             assert_eq!(
@@ -884,6 +880,15 @@ mod tests {
             );
         }
         assert_eq!(rules.result(), server.average());
+    }
+
+    /// The values a work item plays, as the rule sets take them.
+    fn pair_of(item: &WorkItem) -> crate::spsa::rules::Pair {
+        crate::spsa::rules::Pair {
+            flips: item.flips.clone(),
+            plus: item.plus(),
+            minus: item.minus(),
+        }
     }
 
     /// A server of `params` playing fishtest's rules over `pairs` pairs, with
@@ -903,7 +908,7 @@ mod tests {
     /// is the last θ.
     #[test]
     fn fishtest_rules_follow_rules_fishtest() {
-        use crate::spsa::rules::{Fishtest, Pair, Param, Rules};
+        use crate::spsa::rules::{Fishtest, Param, Rules};
         // 45 pairs: A = ⌊4.5⌋ = 4. b starts 1 below its bound, so θ+ or θ− is clipped.
         let mut server = fishtest_server(vec![param("a", 60.3), param("b", 199.0)], 45, 5);
         assert_eq!(server.config.hyper.big_a, 4.0);
@@ -912,11 +917,7 @@ mod tests {
         let (mut clipped, mut uneven) = (false, false);
         while let Some(item) = server.next_work() {
             let expected = rules.perturb(item.k, &mut iteration_rng(5, item.k));
-            let pair = Pair {
-                flips: item.flips.clone(),
-                plus: item.plus(),
-                minus: item.minus(),
-            };
+            let pair = pair_of(&item);
             assert_eq!(pair, expected, "k = {}", item.k);
             clipped |= pair.plus[1] == 200 || pair.minus[1] == 200;
             uneven |= (pair.plus[0] + pair.minus[0]) % 2 != 0;
