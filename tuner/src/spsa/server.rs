@@ -868,18 +868,29 @@ mod tests {
         let same = |start| Param::new(start, 0, 200, Some(4.0), Some(0.01));
         let mut rules = Occam::new(vec![same(60.0), same(199.0)], 40);
         while let Some(item) = server.next_work() {
-            let penta = (item.k * 7 % 5) as u8;
             let pair = pair_of(&item);
-            server.apply(&item, penta, [0, 0, 0]).unwrap();
-            rules.update(item.k, &pair, i32::from(penta) - 2);
-            assert_eq!(
-                rules.theta(),
-                server.state.theta.as_slice(),
-                "k = {}",
-                item.k
-            );
+            apply_alike(&mut server, &mut rules, &item, &pair);
         }
         assert_eq!(rules.result(), server.average());
+    }
+
+    /// Scores `item` alike in the server and in `rules` (a scripted pentanomial result)
+    /// and checks that both moved θ the same.
+    fn apply_alike(
+        server: &mut Server,
+        rules: &mut dyn crate::spsa::rules::Rules,
+        item: &WorkItem,
+        pair: &crate::spsa::rules::Pair,
+    ) {
+        let penta = (item.k * 7 % 5) as u8;
+        server.apply(item, penta, [0, 0, 0]).unwrap();
+        rules.update(item.k, pair, i32::from(penta) - 2);
+        assert_eq!(
+            rules.theta(),
+            server.state.theta.as_slice(),
+            "k = {}",
+            item.k
+        );
     }
 
     /// The values a work item plays, as the rule sets take them.
@@ -921,15 +932,7 @@ mod tests {
             assert_eq!(pair, expected, "k = {}", item.k);
             clipped |= pair.plus[1] == 200 || pair.minus[1] == 200;
             uneven |= (pair.plus[0] + pair.minus[0]) % 2 != 0;
-            let penta = (item.k * 7 % 5) as u8;
-            server.apply(&item, penta, [0, 0, 0]).unwrap();
-            rules.update(item.k, &pair, i32::from(penta) - 2);
-            assert_eq!(
-                rules.theta(),
-                server.state.theta.as_slice(),
-                "k = {}",
-                item.k
-            );
+            apply_alike(&mut server, &mut rules, &item, &pair);
         }
         assert!(clipped && uneven, "the run never clipped or rounded apart");
         assert_eq!(rules.result(), server.state.theta);
