@@ -96,6 +96,18 @@ pub fn r_for_budget(games: f64) -> f64 {
         .min(SHORT_RUN_R_MAX)
 }
 
+/// The designed r of `n` parameters in a run of `games` tuning games: the
+/// precision's, or the short run's where that is larger.
+pub fn designed_r(precision: f64, n: usize, game_variance: f64, games: f64) -> f64 {
+    r_within(precision, n, game_variance).max(r_for_budget(games))
+}
+
+/// Whether a run of `games` tuning games is too short for `precision`, and so plays
+/// the short run's r ([`designed_r`]).
+pub fn is_short_run(precision: f64, n: usize, game_variance: f64, games: f64) -> bool {
+    r_for_budget(games) > r_within(precision, n, game_variance)
+}
+
 /// The games the design needs to end within `precision` Elo (95%) when every c costs
 /// `cost` Elo: 3·C²·χ²₀.₉₅(n)·σ²/(32·precision·cost).
 pub fn games_for(precision: f64, n: usize, game_variance: f64, cost: f64) -> f64 {
@@ -138,7 +150,7 @@ pub fn gains_within(
     precision: f64,
     games: f64,
 ) -> Vec<Gains> {
-    let r = r_within(precision, requests.len(), game_variance).max(r_for_budget(games));
+    let r = designed_r(precision, requests.len(), game_variance, games);
     requests
         .iter()
         .map(|q| Gains {

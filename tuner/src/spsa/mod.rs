@@ -673,8 +673,7 @@ fn resolve(requested: &[Requested], args: &Args, probing: &Probing) -> Resolved 
         let precision = args.until.unwrap_or(design::PRECISION);
         let pairs = args.pairs.saturating_sub(probing.pairs).max(1);
         let (c_scale, variance) = (probing.c_scale, probing.game_variance);
-        short_run = design::r_for_budget(2.0 * pairs as f64)
-            > design::r_within(precision, requested.len(), variance);
+        short_run = design::is_short_run(precision, requested.len(), variance, 2.0 * pairs as f64);
         let ends = designed_gains(requested, c_scale, variance, precision, pairs)
             .into_iter()
             .map(|g| (g.c, g.r, from(g.designed_c), from(g.designed_r)))
