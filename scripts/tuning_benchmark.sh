@@ -73,8 +73,17 @@ if [[ -n ${ENGINE_REV:-} && ! $ENGINE_REV =~ ^[0-9a-f]{40}$ ]]; then
         fail "ENGINE_REV '$ENGINE_REV' is not a commit of this repository"
 fi
 # The recorded value wins; a knob given that differs from it is an error, so a resume
-# cannot change the protocol halfway.
+# cannot change the protocol halfway. SEEDS alone may grow (seeds_extend).
 declare -A RECORDED=()
+SEEDS_GREW=
+# More seeds may be added to a state: SEEDS given as the recorded seeds and more (in
+# the same order, new ones after them) extends the protocol without changing a leg.
+seeds_extend() { # RECORDED GIVEN
+    local -a old=($1) new=($2)
+    ((${#new[@]} > ${#old[@]})) || return 1
+    local i
+    for i in "${!old[@]}"; do [[ ${old[i]} == "${new[i]}" ]] || return 1; done
+}
 if [[ -f $KNOBS_FILE ]]; then
     while IFS= read -r line; do
         [[ $line == *=* && $line != \#* ]] || continue
@@ -84,7 +93,10 @@ fi
 for knob in "${KNOBS[@]}"; do
     if [[ -f $KNOBS_FILE ]]; then
         [[ -v RECORDED[$knob] ]] || fail "$KNOBS_FILE has no $knob: it was not written by this script"
-        if [[ -v $knob && ${!knob} != "${RECORDED[$knob]}" ]]; then
+        if [[ $knob == SEEDS && -v SEEDS ]] && seeds_extend "${RECORDED[SEEDS]}" "$SEEDS"; then
+            RECORDED[SEEDS]=$SEEDS
+            SEEDS_GREW=1
+        elif [[ -v $knob && ${!knob} != "${RECORDED[$knob]}" ]]; then
             fail "$knob='${!knob}', but $STATE was started with $knob='${RECORDED[$knob]}': leave $knob out to continue it, or use another STATE"
         fi
         printf -v "$knob" '%s' "${RECORDED[$knob]}"
@@ -110,6 +122,8 @@ awk -v a="$DETUNE_MIN" -v b="$DETUNE_MAX" 'BEGIN { exit !(a <= b) }' ||
 for s in $SEEDS; do
     [[ $s =~ ^[1-9][0-9]{0,2}$ ]] || fail "SEEDS must be integers from 1 to 999, got '$s'"
 done
+[[ $(tr ' ' '\n' <<<"$SEEDS" | grep -c .) == $(tr ' ' '\n' <<<"$SEEDS" | grep . | sort -u | wc -l) ]] ||
+    fail "SEEDS must not name a seed twice, got '$SEEDS'"
 [[ -n $GRID ]] || fail "GRID must name at least one point R_END:C_SCALE"
 for point in $GRID; do
     [[ $point =~ ^[0-9]*\.?[0-9]+:[0-9]*\.?[0-9]+$ ]] ||
@@ -117,9 +131,14 @@ for point in $GRID; do
 done
 [[ $ENGINE_REV =~ ^[0-9a-f]{40}$ ]] || fail "ENGINE_REV must be a commit, got '$ENGINE_REV'"
 
-if [[ ! -f $KNOBS_FILE ]]; then
+if [[ ! -f $KNOBS_FILE || -n $SEEDS_GREW ]]; then
+    [[ -z $SEEDS_GREW ]] || say "SEEDS grows to $SEEDS (recorded in $KNOBS_FILE)"
     {
-        echo "# The protocol's knobs, written by scripts/tuning_benchmark.sh on $(date -u +%Y-%m-%d)."
+        if [[ -f $KNOBS_FILE ]]; then
+            head -n 1 "$KNOBS_FILE"
+        else
+            echo "# The protocol's knobs, written by scripts/tuning_benchmark.sh on $(date -u +%Y-%m-%d)."
+        fi
         for knob in "${KNOBS[@]}"; do echo "$knob=${!knob}"; done
     } >"$KNOBS_FILE.tmp"
     mv "$KNOBS_FILE.tmp" "$KNOBS_FILE"
