@@ -12,7 +12,9 @@
 #                          design  the design's tune (BUDGET/4 games) and its recovery match
 #                          grid    fishtest's tunes (BUDGET games each) and the selection
 #                          h2h     the design's result against the best grid point
-#                        (default: all three)
+#                          gain    the design's tune again with its gain pairs, and the
+#                                  match that verifies the gain it printed
+#                        (default: all four)
 #   report               the markdown table of what is done so far
 #
 # Every tune and match has its own files under STATE; a leg whose result exists is
@@ -321,7 +323,8 @@ run_tuner() { # LOG COMMAND...
 }
 
 # tune DIR START PAIRS SEED [FLAGS...]: `tuner spsa` of START's parameters over UCI into
-# DIR/tuned.spsa, continued from its journal when one exists.
+# DIR/tuned.spsa, continued from its journal when one exists. GAIN_EVERY (default 0)
+# is its --gain-every.
 tune() {
     local dir=$1 start=$2 pairs=$3 seed=$4 label=${1#"$STATE"/}
     shift 4
@@ -342,10 +345,10 @@ tune() {
     fi
     echo "$(date -u +%FT%TZ) $TUNER_ID" >>"$dir/tuner.txt"
     local rc=0
-    # The gain pairs are left out (--gain-every 0): every run plays its budget and no more.
+    # The gain pairs are left out unless asked for: every run plays its budget and no more.
     run_tuner "$dir/log" "$TUNER" spsa --engine cmd="$BIN" name=occam --params-file "$dir/work.spsa" \
         --journal "$dir/spsa.jsonl" --pairs "$pairs" --seed "$seed" --threads "$THREADS" \
-        --gain-every 0 "$@" "${GAME_ARGS[@]}" "${resume[@]}" || rc=$?
+        --gain-every "${GAIN_EVERY:-0}" "$@" "${GAME_ARGS[@]}" "${resume[@]}" || rc=$?
     if ((rc != 0)); then
         tail -15 "$dir/log" >&2
         fail "$label: tuner spsa stopped (exit $rc; log above): run the same command again to continue it"
@@ -452,6 +455,17 @@ step_h2h() { # SEED
         "fishtest-$best" "$STATE/seed-$s/grid/$best/tuned.spsa" "$H2H_PAIRS" $((OPENING_SEED + 1000 + s))
 }
 
+# The gain the design prints: the same tune as step_design, with the gain pairs the
+# tuner plays by default (one for every 8 SPSA pairs of the averaging window), and a
+# match of its result against the detuned start from openings the tune never saw.
+GAIN_PAIRS_EVERY=8
+step_gain() { # SEED
+    local s=$1 dir=$STATE/seed-$1/gain
+    step_engine
+    GAIN_EVERY=$GAIN_PAIRS_EVERY tune "$dir" "$DETUNED" "$DESIGN_PAIRS" "$s"
+    match "$dir/verify" design "$dir/tuned.spsa" detuned "$DETUNED" "$SELECT_PAIRS" $((OPENING_SEED + 2000 + s))
+}
+
 step_report() {
     python3 - "$STATE" "$KNOBS_FILE" "$DETUNED_PARAMS" "$DESIGN_PAIRS" "$FISHTEST_PAIRS" <<'EOF' | tee "$STATE/report.md"
 import datetime, glob, math, os, sys
@@ -469,6 +483,15 @@ def result(path):
 def fmt(r):
     return "—" if r is None else f"{r[0]:+.1f} ± {r[1]:.1f}"
 
+def printed_gain(path):  # the gain interval `tuner spsa` printed at its end
+    try:
+        import json
+        g = json.load(open(os.path.join(state, path, "spsa.result.json"))).get("gain")
+        # Too few pairs for an interval: error95 is null.
+        return (float(g["elo"]), float(g["error95"] if g["error95"] is not None else "nan"), int(g["pairs"])) if g else None
+    except FileNotFoundError:
+        return None
+
 def point(name):  # r0.002-c1 -> r_end 0.002, c × 1
     r, c = name[1:].split("-c")
     return f"r_end {r}, c_end × {c}"
@@ -478,6 +501,7 @@ games = 0
 loss = result("loss")
 games += loss[2] if loss else 0
 rows, cols = [], {"design": [], "fishtest": [], "h2h": []}
+gain_rows = []
 for s in knobs["SEEDS"].split():
     base = f"seed-{s}"
     design = result(f"{base}/design/recovery")
@@ -493,6 +517,16 @@ for s in knobs["SEEDS"].split():
     for key, r in (("design", design), ("fishtest", fishtest), ("h2h", h2h)):
         if r:
             cols[key].append(r)
+    printed, verified = printed_gain(f"{base}/gain"), result(f"{base}/gain/verify")
+    if os.path.exists(f"{state}/{base}/gain/tuned.spsa"):
+        games += 2 * design_pairs + (2 * printed[2] if printed else 0)
+    games += verified[2] if verified else 0
+    if printed or verified:
+        covers = width = "—"
+        if printed and verified and not math.isnan(printed[1] + verified[1]):
+            covers = "yes" if abs(printed[0] - verified[0]) <= printed[1] else "no"
+            width = f"{printed[1] / verified[1]:.2f}"
+        gain_rows.append(f"| {s} | {fmt(printed)} ({printed[2] if printed else 0} pairs) | {fmt(verified)} | {covers} | {width} |")
     rows.append(f"| {s} | {fmt(design)} | {point(best) if best else '—'} | {fmt(fishtest)} | {fmt(h2h)} "
                 f"| {2 * design_pairs:,} × {int(tuned_design)} / {2 * fishtest_pairs:,} × {tuned_grid} |")
 
@@ -518,6 +552,13 @@ print()
 if loss and cols["design"] and loss[0] < 0:
     print(f"The design won back {100 * sum(r[0] for r in cols['design']) / len(cols['design']) / -loss[0]:.0f}% of the loss on average. ", end="")
 print(f"Games played so far: {games:,}. The best grid point is the best of {len(grid)} noisy matches, which favours fishtest.")
+if gain_rows:
+    print()
+    print("The gain the design printed (its tune again, with the gain pairs), against a match of its result:")
+    print()
+    print("| seed | printed gain (Elo, 95%) | verified: result vs detuned (Elo) | the interval covers it | width / the match's |")
+    print("|---|---|---|---|---|")
+    print("\n".join(gain_rows))
 print()
 print("Knobs: " + ", ".join(f"{k}={v!r}" if (" " in v or not v) else f"{k}={v}" for k, v in knobs.items()) + ".")
 print("Tuner: " + ("; ".join(tuners) if tuners else "none yet") + ".")
@@ -537,7 +578,10 @@ case $STEP in
 all)
     (($# <= 1)) || fail "\`all\` takes no arguments"
     step_loss
-    for s in $SEEDS; do step_h2h "$s"; done
+    for s in $SEEDS; do
+        step_h2h "$s"
+        step_gain "$s"
+    done
     step_report
     ;;
 engine)
@@ -546,15 +590,20 @@ engine)
     ;;
 loss) step_loss ;;
 seed)
-    [[ ${2:-} =~ ^[0-9]+$ ]] || fail "usage: seed N [design|grid|h2h]"
+    [[ ${2:-} =~ ^[0-9]+$ ]] || fail "usage: seed N [design|grid|h2h|gain]"
     in_seeds "$2"
     case ${3:-all} in
     design) step_design "$2" ;;
     grid) step_grid "$2" ;;
-    h2h | all) step_h2h "$2" ;;
-    *) fail "seed $2: the part is design, grid or h2h, got '$3'" ;;
+    h2h) step_h2h "$2" ;;
+    gain) step_gain "$2" ;;
+    all)
+        step_h2h "$2"
+        step_gain "$2"
+        ;;
+    *) fail "seed $2: the part is design, grid, h2h or gain, got '$3'" ;;
     esac
     ;;
 report) step_report ;;
-*) fail "unknown step '$STEP': all, engine, loss, seed N [design|grid|h2h], report" ;;
+*) fail "unknown step '$STEP': all, engine, loss, seed N [design|grid|h2h|gain], report" ;;
 esac
