@@ -112,6 +112,7 @@ impl Tuner {
                 pairs,
                 self.probe,
                 self.average_fraction,
+                self.r_scale,
             )),
             RuleSet::Constant => {
                 let design = self.design(start, games, outcome);
@@ -142,10 +143,16 @@ impl Tuner {
                 "autoselect (c = range/6 × {}, r for the budget, designed for {} Elo per parameter)",
                 self.c_scale, self.design_worth
             ),
-            RuleSet::Design => format!(
-                "design (probe: {} of the pairs in {} stages; average of the last {})",
-                self.probe.share, self.probe.stages, self.average_fraction
-            ),
+            RuleSet::Design => {
+                let r = match self.r_scale {
+                    1.0 => String::new(),
+                    scale => format!("; r × {scale}"),
+                };
+                format!(
+                    "design (probe: {} of the pairs in {} stages{r}; average of the last {})",
+                    self.probe.share, self.probe.stages, self.average_fraction
+                )
+            }
             RuleSet::Constant => format!(
                 "constant (c = range/6 × {}, r = {} × Autoselect's for the budget, designed for {} Elo per parameter, average of the last {})",
                 self.c_scale, self.r_scale, self.design_worth, self.average_fraction

@@ -63,7 +63,8 @@ pub struct Args {
     /// r_end of every parameter [default: 0.002]; a list sweeps each.
     #[arg(long, value_delimiter = ',')]
     pub r_end: Vec<f64>,
-    /// The r of --rules constant as a multiple of Autoselect's; a list sweeps each.
+    /// The r of --rules constant as a multiple of Autoselect's, of --rules design as a
+    /// multiple of the design's own; a list sweeps each.
     #[arg(long, value_delimiter = ',', default_value = "1")]
     pub r_scale: Vec<f64>,
     /// Share of the run, at its end, that --rules constant and design average.

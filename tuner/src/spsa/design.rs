@@ -30,7 +30,10 @@
 //! range costs [`COST_TARGET`]. Ranges are often far wider than that; a probe
 //! ([`Probe`]) plays the start moved by the designed perturbations against the start,
 //! and shrinks every designed c by one factor while the games show that it costs more
-//! than the target.
+//! than the target. A run too short for its precision can only end as far from the
+//! optimum as its games reach ([`short_run_reach`]), and lets c cost that much more:
+//! a large c is what makes a short run fast, and its bias matters only against the
+//! precision the run can reach.
 
 use crate::matches::stats::{NELO_SCALE as ELO_PER_SCORE, chi_squared_quantile};
 
@@ -86,14 +89,34 @@ pub fn r_within(precision: f64, n: usize, game_variance: f64) -> f64 {
 /// games, against fishtest's best of two grid points at 12,000): the precision's r,
 /// 0.00063, −79.0 ± 4.7 Elo head-to-head; 0.0064, +6.6 ± 7.1; 0.02, +29.3 ± 7.4. In the
 /// simulator (16 bowls worth 50 Elo, 40 Elo lost at the start, measured pair
-/// outcomes) the mean loss left after 3,000 / 12,000 / 48,000 games is 22.7 / 21.9 /
-/// 22.3 Elo with a third of a lifetime and 22.8 / 11.8 / 8.3 with one.
+/// outcomes, the probe's target of long runs) the mean loss left after 3,000 / 12,000 /
+/// 48,000 games is 22.7 / 21.9 / 22.3 Elo with a third of a lifetime and 22.8 / 11.8 /
+/// 8.3 with one.
 pub fn r_for_budget(games: f64) -> f64 {
+    lifetime_r(games).min(SHORT_RUN_R_MAX)
+}
+
+/// [`r_for_budget`] without its cap.
+fn lifetime_r(games: f64) -> f64 {
     if !games.is_finite() {
         return 0.0;
     }
-    (SHORT_RUN_LIFETIMES * ELO_PER_SCORE / (4.0 * COST_TARGET * games.max(1.0)))
-        .min(SHORT_RUN_R_MAX)
+    SHORT_RUN_LIFETIMES * ELO_PER_SCORE / (4.0 * COST_TARGET * games.max(1.0))
+}
+
+/// How many times coarser than `precision` a run of `games` tuning games can end, at
+/// least 1: the short run's r (uncapped) over the precision's, which is also a third
+/// of the games the precision needs over `games`. The probe lets a perturbation cost
+/// that many times its target.
+///
+/// In the simulator (measured pair outcomes, 200 seeds, mean loss left), where ranges
+/// are steep (each parameter worth 50 Elo at its edge) and the target would shrink c:
+/// 16 bowls from 40 Elo lost, 22.8 → 4.3 at 3,000 games and 11.9 → 1.5 at 12,000;
+/// quartic 29.9 → 0.4 at 3,000; asymmetric 28.0 → 24.5 at 3,000 and 12.5 → 4.1 at
+/// 48,000; 4 bowls from 20 Elo lost, 4.2 → 0.5 at 5,000. Where the prior c already
+/// costs about its target (worth 2 Elo) the runs are the same within 0.04 Elo.
+pub fn short_run_reach(precision: f64, n: usize, game_variance: f64, games: f64) -> f64 {
+    (lifetime_r(games) / r_within(precision, n, game_variance)).max(1.0)
 }
 
 /// The designed r of `n` parameters in a run of `games` tuning games: the
@@ -167,6 +190,12 @@ pub fn gains_within(
 pub fn probe_values(start: f64, shift: f64, u: f64, min: i32, max: i32) -> (i32, i32) {
     let round = |v: f64| (v + u).floor().clamp(f64::from(min), f64::from(max)) as i32;
     (round(start + shift), round(start))
+}
+
+/// The Elo that a perturbation of `n` designed parameters may cost in a run that
+/// reaches `reach` times its precision ([`short_run_reach`]).
+pub fn cost_target(n: usize, reach: f64) -> f64 {
+    COST_TARGET * n as f64 * reach.max(1.0)
 }
 
 /// The game variance finished probe stages measured, pooled by their pairs;
@@ -243,10 +272,12 @@ impl Probe {
     /// standard errors) exceeds the target for `n` parameters, by the square root of
     /// the ratio (the quadratic model); the same scale otherwise. A probe that cannot
     /// tell the cost from the target keeps the prior.
-    pub fn next_scale(&self, n: usize) -> f64 {
+    ///
+    /// `reach` ([`short_run_reach`], at least 1) raises the target of a short run.
+    pub fn next_scale(&self, n: usize, reach: f64) -> f64 {
         let (cost, error) = self.cost();
         let lower = cost - 2.0 * error;
-        let target = COST_TARGET * n as f64;
+        let target = cost_target(n, reach);
         if lower > target {
             self.scale * (target / lower).sqrt()
         } else {
@@ -364,13 +395,17 @@ mod tests {
         assert!((cost - 8.0).abs() < 0.01, "{cost}");
         assert!((error - 0.55).abs() < 0.01, "{error}");
         let expected = (2.0 / (cost - 2.0 * error)).sqrt();
-        assert!((probe.next_scale(4) - expected).abs() < 1e-12);
+        assert!((probe.next_scale(4, 1.0) - expected).abs() < 1e-12);
+        // A run whose games reach 4 times its precision lets it cost 8 Elo: c stays.
+        assert_eq!(probe.next_scale(4, 4.0), 1.0);
+        let at_three = (6.0 / (cost - 2.0 * error)).sqrt();
+        assert!((probe.next_scale(4, 3.0) - at_three).abs() < 1e-12);
         assert!(expected > 0.5 && expected < 0.6);
         // The same mean in 100 pairs cannot be told from the target: c stays.
         let mut short = Probe::at(1.0);
         for i in 0..100 {
             short.record(if i % 100 < 52 { -1 } else { 1 });
         }
-        assert_eq!(short.next_scale(4), 1.0);
+        assert_eq!(short.next_scale(4, 1.0), 1.0);
     }
 }

@@ -445,7 +445,16 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
                 threads,
                 hash_mb,
             };
-            let found = probe::run(identity, &probe_file, &players)?;
+            let tune = probe::Tune {
+                precision: args.until.unwrap_or(design::PRECISION),
+                params: requested.len(),
+                games: 2.0
+                    * args
+                        .pairs
+                        .saturating_sub(stage_pairs * probe::STAGES)
+                        .max(1) as f64,
+            };
+            let found = probe::run(identity, tune, &probe_file, &players)?;
             if let Some(precision) = args.until {
                 let n = requested.len();
                 args.pairs = found.pairs + until_pairs(precision, n, found.game_variance);

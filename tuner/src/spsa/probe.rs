@@ -17,7 +17,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use super::design::{self, COST_TARGET, Probe};
+use super::design::{self, Probe};
 use super::tuned_side::{Slot, TunedSide};
 use crate::interrupt;
 use crate::param_files::write_atomically;
@@ -90,6 +90,24 @@ pub struct Found {
     pub pairs: u64,
 }
 
+/// The tune the probe is for: its precision, its tuned parameters and the games it
+/// plays after the probe, which say how far it can reach ([`design::short_run_reach`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tune {
+    pub precision: f64,
+    pub params: usize,
+    pub games: f64,
+}
+
+impl Tune {
+    /// The reach with the variance the finished stages measured.
+    fn reach(&self, stages: &[Stage]) -> f64 {
+        let probes: Vec<Probe> = stages.iter().map(probe_of).collect();
+        let variance = design::pooled_game_variance(&probes);
+        design::short_run_reach(self.precision, self.params, variance, self.games)
+    }
+}
+
 /// The probe's pairs per stage for a run of `pairs` pairs (0: no probe).
 pub fn stage_pairs(pairs: u64) -> u64 {
     let per_stage = (SHARE * pairs as f64 / STAGES as f64).floor() as u64;
@@ -102,7 +120,7 @@ pub fn stage_pairs(pairs: u64) -> u64 {
 
 /// Plays (or continues) the probe of the run `identity` and saves each stage in `file`.
 /// Stops cleanly on Ctrl-C after the pairs in flight; the finished stages are kept.
-pub fn run(identity: Identity, file: &PathBuf, players: &Players) -> Result<Found> {
+pub fn run(identity: Identity, tune: Tune, file: &PathBuf, players: &Players) -> Result<Found> {
     let mut stages = earlier_stages(&identity, file)?;
     let n = identity
         .params
@@ -116,11 +134,11 @@ pub fn run(identity: Identity, file: &PathBuf, players: &Players) -> Result<Foun
             identity.stages,
             file.display()
         );
-        report(s, n);
+        report(s, n, tune.reach(&stages[..=i]));
     }
     while (stages.len() as u64) < identity.stages {
         let scale = match stages.last() {
-            Some(s) => probe_of(s).next_scale(n),
+            Some(s) => probe_of(s).next_scale(n, tune.reach(&stages)),
             None => 1.0,
         };
         let index = stages.len() as u64;
@@ -140,8 +158,8 @@ pub fn run(identity: Identity, file: &PathBuf, players: &Players) -> Result<Foun
             );
             return Err(interrupt::Stopped.into());
         };
-        report(&stage, n);
         stages.push(stage);
+        report(stages.last().expect("just pushed"), n, tune.reach(&stages));
         let record = Record {
             identity: identity.clone(),
             stages: stages.clone(),
@@ -151,7 +169,7 @@ pub fn run(identity: Identity, file: &PathBuf, players: &Players) -> Result<Foun
             .with_context(|| format!("cannot save the probe to {}", file.display()))?;
     }
     let last = stages.last().expect("at least one stage");
-    let c_scale = probe_of(last).next_scale(n);
+    let c_scale = probe_of(last).next_scale(n, tune.reach(&stages));
     let probes: Vec<Probe> = stages.iter().map(probe_of).collect();
     Ok(Found {
         c_scale,
@@ -169,8 +187,9 @@ fn probe_of(s: &Stage) -> Probe {
     }
 }
 
-/// One line per stage: what the perturbation cost against the target.
-fn report(s: &Stage, n: usize) {
+/// One line per stage: what the perturbation cost against the target (raised by
+/// `reach` in a short run).
+fn report(s: &Stage, n: usize, reach: f64) {
     let probe = probe_of(s);
     let (cost, error) = probe.cost();
     eprintln!(
@@ -179,8 +198,8 @@ fn report(s: &Stage, n: usize) {
         s.wins_minus_losses,
         cost,
         2.0 * error,
-        COST_TARGET * n as f64,
-        design::rounded(probe.next_scale(n))
+        design::rounded(design::cost_target(n, reach)),
+        design::rounded(probe.next_scale(n, reach))
     );
 }
 

@@ -39,6 +39,8 @@ pub struct Designed {
     /// The finished stages.
     finished: Vec<Probe>,
     average_fraction: f64,
+    /// A factor on the designed r (1 plays the design).
+    r_scale: f64,
     /// The constant-gain run after the probe.
     tune: Option<Occam>,
     start: Vec<f64>,
@@ -52,6 +54,7 @@ impl Designed {
         pairs: u64,
         probe: ProbePlan,
         average_fraction: f64,
+        r_scale: f64,
     ) -> Designed {
         let requests = params
             .iter()
@@ -75,6 +78,7 @@ impl Designed {
             probe: Probe::at(1.0),
             finished: vec![],
             average_fraction,
+            r_scale,
             tune: None,
         };
         if probe_pairs == 0 {
@@ -89,6 +93,14 @@ impl Designed {
         self.tune.as_ref().map(|_| self.probe.scale)
     }
 
+    /// How far the pairs after the probe can reach ([`design::short_run_reach`]), by
+    /// the variance the stages measured so far.
+    fn reach(&self) -> f64 {
+        let games = 2.0 * (self.pairs - self.probe_pairs).max(1) as f64;
+        let variance = design::pooled_game_variance(&self.finished);
+        design::short_run_reach(design::PRECISION, self.params.len(), variance, games)
+    }
+
     fn begin_tune(&mut self, c_scale: f64) {
         let left = (self.pairs - self.probe_pairs).max(1);
         let variance = design::pooled_game_variance(&self.finished);
@@ -99,7 +111,7 @@ impl Designed {
             .zip(&gains)
             .map(|(p, g)| Param {
                 c_end: g.c,
-                r_end: g.r,
+                r_end: self.r_scale * g.r,
                 ..p.clone()
             })
             .collect();
@@ -143,8 +155,10 @@ impl Rules for Designed {
         }
         self.probe.record(wins_minus_losses);
         if self.probe.pairs == self.stage_pairs {
-            let next = Probe::at(self.probe.next_scale(self.params.len()));
-            self.finished.push(std::mem::replace(&mut self.probe, next));
+            let finished = std::mem::replace(&mut self.probe, Probe::at(1.0));
+            self.finished.push(finished);
+            let last = self.finished.last().expect("just pushed");
+            self.probe = Probe::at(last.next_scale(self.params.len(), self.reach()));
             if k >= self.probe_pairs {
                 self.begin_tune(self.probe.scale);
             }
@@ -178,19 +192,28 @@ mod tests {
             share: 0.2,
             stages: 2,
         };
-        let mut rules = Designed::new(params, 100, probe, 0.5);
+        let mut rules = Designed::new(params, 100, probe, 0.5, 1.0);
         // Prior c = 50; u = 0.5, flips +1, −1: 200.5 (clamped to 200) and 100.5.
         let pair = rules.perturb(1, &mut Script::new(&[1, -1], &[0.5]));
         assert_eq!(pair.plus, vec![200, 100]);
         assert_eq!(pair.minus, vec![150, 150]);
-        // Two stages of ten pairs, the perturbed side losing every game: a cost far
-        // above the target, so c shrinks after each.
+        // Two stages of ten pairs, the perturbed side losing every game: a cost above
+        // the target, so c shrinks after each by the same ratio. The target is raised
+        // by the reach of the 160 games left, a short run.
         for k in 1..=20 {
             assert!(rules.c_scale().is_none());
             rules.update(k, &pair, -2);
         }
         let scale = rules.c_scale().unwrap();
-        assert!(scale < 0.1 && scale > 0.0, "{scale}");
+        let reach =
+            design::short_run_reach(design::PRECISION, 2, design::PRIOR_GAME_VARIANCE, 160.0);
+        assert!(reach > 100.0, "{reach}");
+        let mut stage = Probe::at(1.0);
+        (0..10).for_each(|_| stage.record(-2));
+        let (cost, error) = stage.cost();
+        let ratio = (design::cost_target(2, reach) / (cost - 2.0 * error)).sqrt();
+        assert!(ratio < 0.9, "{ratio}");
+        assert!((scale - ratio * ratio).abs() < 1e-9, "{scale} {ratio}");
         // The tune's pairs are centred on the start, c = 50 × the scale apart.
         let tuned = rules.perturb(21, &mut Script::new(&[1, 1], &[0.0]));
         let half = f64::from(tuned.plus[0] - tuned.minus[0]) / 2.0;
