@@ -112,8 +112,8 @@ fn lifetime_r(games: f64) -> f64 {
 /// In the simulator (measured pair outcomes, 200 seeds, mean loss left), where ranges
 /// are steep (each parameter worth 50 Elo at its edge) and the target would shrink c:
 /// 16 bowls from 40 Elo lost, 22.8 → 4.3 at 3,000 games and 11.9 → 1.5 at 12,000;
-/// quartic 29.9 → 0.4 at 3,000; asymmetric 28.0 → 24.5 at 3,000 and 12.5 → 4.1 at
-/// 48,000; 4 bowls from 20 Elo lost, 4.2 → 0.5 at 5,000. Where the prior c already
+/// quartic 29.9 → 0.3 at 3,000; asymmetric 28.0 → 24.8 at 3,000 and 12.5 → 4.1 at
+/// 48,000; 4 bowls from 20 Elo lost, 4.2 → 0.7 at 5,000. Where the prior c already
 /// costs about its target (worth 2 Elo) the runs are the same within 0.04 Elo.
 pub fn short_run_reach(precision: f64, n: usize, game_variance: f64, games: f64) -> f64 {
     (lifetime_r(games) / r_within(precision, n, game_variance)).max(1.0)
