@@ -65,6 +65,7 @@ pub enum Section {
     KingStorm,
     Outposts,
     BishopPair,
+    BadBishop,
     Threats,
     Complexity,
     Tempo,
@@ -72,7 +73,7 @@ pub enum Section {
 
 impl Section {
     /// Trace lines in display order.
-    pub const ALL: [Section; 16] = [
+    pub const ALL: [Section; 17] = [
         Section::Material,
         Section::Psqt,
         Section::Mobility,
@@ -86,6 +87,7 @@ impl Section {
         Section::KingStorm,
         Section::Outposts,
         Section::BishopPair,
+        Section::BadBishop,
         Section::Threats,
         Section::Complexity,
         Section::Tempo,
@@ -107,6 +109,7 @@ impl Section {
             Section::KingStorm => "king storm",
             Section::Outposts => "outposts",
             Section::BishopPair => "bishop pair",
+            Section::BadBishop => "bad bishop",
             Section::Threats => "threats",
             Section::Complexity => "complexity",
             Section::Tempo => "tempo",

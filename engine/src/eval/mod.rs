@@ -316,6 +316,11 @@ impl Evaluator {
         let own_king = 1u64 << king as u32;
         let mobility_area = !(pawn_attacks(them, enemy_pawns) | own_king | blocked_pawns);
         let king_zone = king_zone(enemy_king);
+        // bishop_rammed_pawns_: own pawns blocked by an enemy pawn, fixed on their colour.
+        let rammed = match us {
+            Color::White => own_pawns & (enemy_pawns >> 8),
+            Color::Black => own_pawns & (enemy_pawns << 8),
+        };
         let seventh_rank = match us {
             Color::White => 0xFFu64 << 48,
             Color::Black => 0xFFu64 << 8,
@@ -360,6 +365,17 @@ impl Evaluator {
                                 -rays::distance(sq, enemy_king),
                                 t,
                             );
+                        }
+                        Role::Bishop if rammed != 0 => {
+                            let colour = if sq_bb & Bitboard::LIGHT_SQUARES.0 != 0 {
+                                Bitboard::LIGHT_SQUARES.0
+                            } else {
+                                Bitboard::DARK_SQUARES.0
+                            };
+                            let n = (rammed & colour).count_ones() as i32;
+                            if n > 0 {
+                                add(Section::BadBishop, f::BISHOP_RAMMED_PAWNS, n, t);
+                            }
                         }
                         Role::Rook => {
                             let file = rays::FILE_A << (sq as usize % 8);

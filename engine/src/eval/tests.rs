@@ -138,6 +138,20 @@ fn rooks_majors_tropism_and_bishop_pair() {
 }
 
 #[test]
+fn bad_bishop_counts_rammed_pawns_on_its_colour() {
+    // White's d4 and e3 are blocked by d5 and e4, all four on the colour of their
+    // side's bishop when Black's stands on c8 (light) and White's on c1 (dark).
+    let both = "2b3k1/8/8/3p4/3Pp3/4P3/8/2B3K1 w - - 0 1";
+    assert_eq!(count(both, f::BISHOP_RAMMED_PAWNS), (2, 2));
+    // Black's bishop on f8 (dark) is not hindered by its light-squared pawns.
+    let white_only = "5bk1/8/8/3p4/3Pp3/4P3/8/2B3K1 w - - 0 1";
+    assert_eq!(count(white_only, f::BISHOP_RAMMED_PAWNS), (2, 0));
+    // A pawn that can still move does not count.
+    let free = "5bk1/8/8/8/3Pp3/4P3/8/2B3K1 w - - 0 1";
+    assert_eq!(count(free, f::BISHOP_RAMMED_PAWNS), (1, 0));
+}
+
+#[test]
 fn king_safety_terms() {
     // White king g1 with pawns f2 g2 (near) and h3 (far). Black king on e8 with the
     // d and e files bare of pawns, f7 own pawn.
