@@ -487,8 +487,9 @@ def printed_gain(path):  # the gain interval `tuner spsa` printed at its end
     try:
         import json
         g = json.load(open(os.path.join(state, path, "spsa.result.json"))).get("gain")
-        # Too few pairs for an interval: error95 is null.
-        return (float(g["elo"]), float(g["error95"] if g["error95"] is not None else "nan"), int(g["pairs"])) if g else None
+        # Too few pairs for an estimate: elo or error95 is null.
+        num = lambda x: float("nan") if x is None else float(x)
+        return (num(g["elo"]), num(g["error95"]), int(g["pairs"])) if g else None
     except FileNotFoundError:
         return None
 
