@@ -456,9 +456,9 @@ step_h2h() { # SEED
 }
 
 # The gain the design prints: the same tune as step_design, with the gain pairs the
-# tuner plays by default (one for every 8 SPSA pairs of the averaging window), and a
+# tuner plays by default (one for every 4 SPSA pairs of the averaging window), and a
 # match of its result against the detuned start from openings the tune never saw.
-GAIN_PAIRS_EVERY=8
+GAIN_PAIRS_EVERY=4
 step_gain() { # SEED
     local s=$1 dir=$STATE/seed-$1/gain
     step_engine
