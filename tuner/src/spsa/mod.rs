@@ -467,6 +467,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
                     c_scale: found.c_scale,
                     game_variance: found.game_variance,
                     pairs: found.pairs,
+                    games_per_second: found.games_per_second,
                 },
             );
         }
@@ -609,6 +610,8 @@ struct Probing {
     game_variance: f64,
     /// Pairs the probe took from the run's budget.
     pairs: u64,
+    /// The rate the probe's games were played at, for the plan's times.
+    games_per_second: Option<f64>,
 }
 
 impl Probing {
@@ -617,6 +620,7 @@ impl Probing {
         c_scale: 1.0,
         game_variance: design::PRIOR_GAME_VARIANCE,
         pairs: 0,
+        games_per_second: None,
     };
 }
 
@@ -855,14 +859,51 @@ fn plan_lines(config: &RunConfig, resolved: &Resolved, output: Output) -> Vec<St
     }
     if config.designed {
         let variance = resolved.probing.game_variance;
-        let expected = design::games_for(design::PRECISION, n, variance, design::COST_TARGET);
-        lines.push(format!(
-            "spsa: planned {} games; the design expects about {} games to end within 0.5 Elo of the optimum of a quadratic landscape (95%, {n} parameters)",
-            crate::simulate::thousands(2.0 * pairs as f64),
-            crate::simulate::thousands(design::rounded(expected))
+        let expected = design::rounded(design::games_for(
+            design::PRECISION,
+            n,
+            variance,
+            design::COST_TARGET,
         ));
+        let rate = resolved.probing.games_per_second;
+        let planned = 2.0 * pairs as f64;
+        lines.push(format!(
+            "spsa: planned {} games{}; the design expects about {} games{} to end within 0.5 Elo of the optimum of a quadratic landscape (95%, {n} parameters)",
+            crate::simulate::thousands(planned),
+            time_at(planned, rate),
+            crate::simulate::thousands(expected),
+            time_at(expected, rate)
+        ));
+        if let Some(rate) = rate {
+            lines.push(format!(
+                "spsa: times at the {rate:.1} games/s the probe's games were played at"
+            ));
+        }
     }
     lines
+}
+
+/// " (≈ 2.1 h)": how long `games` take at `games_per_second`; empty without a rate.
+fn time_at(games: f64, games_per_second: Option<f64>) -> String {
+    match games_per_second {
+        Some(rate) if rate > 0.0 => format!(" (≈ {})", duration_text(games / rate)),
+        _ => String::new(),
+    }
+}
+
+/// A duration in the unit a person plans by: minutes below two hours, hours below
+/// two days, days beyond.
+fn duration_text(seconds: f64) -> String {
+    let minutes = seconds / 60.0;
+    if minutes < 1.0 {
+        "under a minute".to_string()
+    } else if minutes < 120.0 {
+        format!("{minutes:.0} min")
+    } else if minutes < 48.0 * 60.0 {
+        format!("{:.1} h", minutes / 60.0)
+    } else {
+        format!("{:.1} days", minutes / (24.0 * 60.0))
+    }
 }
 
 /// The journal: --journal, or `runs/<first file's stem>.spsa.jsonl`. A run whose
@@ -1447,6 +1488,7 @@ mod tests {
             c_scale: 0.5,
             game_variance: 0.78,
             pairs: 120,
+            games_per_second: None,
         };
         let r = resolve(&mixed, &args("x.json --pairs 200000"), &probing);
         assert_eq!(r.hyper.pairs, 199_880);
@@ -1486,8 +1528,12 @@ mod tests {
     }
 
     fn plan_of(params: &[Requested], line: &str) -> Vec<String> {
+        plan_after(params, line, &Probing::NONE)
+    }
+
+    fn plan_after(params: &[Requested], line: &str, probing: &Probing) -> Vec<String> {
         let a = args(line);
-        let r = resolve(params, &a, &Probing::NONE);
+        let r = resolve(params, &a, probing);
         let config = RunConfig {
             version: 1,
             files: vec![],
@@ -1504,6 +1550,44 @@ mod tests {
             engine: None,
         };
         plan_lines(&config, &r, output_of(&a).unwrap())
+    }
+
+    #[test]
+    fn a_probed_plan_gives_its_games_in_time_at_the_probes_rate() {
+        let probing = Probing {
+            c_scale: 1.0,
+            game_variance: design::PRIOR_GAME_VARIANCE,
+            pairs: 0,
+            games_per_second: Some(10.0),
+        };
+        let plan = plan_after(
+            &[requested("b", None, None)],
+            "x.json --pairs 2000",
+            &probing,
+        );
+        let games = plan[plan.len() - 2].as_str();
+        assert!(
+            games.starts_with("spsa: planned 4,000 games (≈ 7 min); "),
+            "{games}"
+        );
+        let expected = design::rounded(design::games_for(0.5, 1, 0.39, design::COST_TARGET));
+        let time = duration_text(expected / 10.0);
+        assert!(
+            games.contains(&format!(" games (≈ {time}) to end within")),
+            "{games}"
+        );
+        assert_eq!(
+            plan[plan.len() - 1],
+            "spsa: times at the 10.0 games/s the probe's games were played at"
+        );
+    }
+
+    #[test]
+    fn durations_read_in_the_unit_a_plan_is_made_in() {
+        assert_eq!(duration_text(30.0), "under a minute");
+        assert_eq!(duration_text(3600.0), "60 min");
+        assert_eq!(duration_text(3.0 * 3600.0), "3.0 h");
+        assert_eq!(duration_text(3.0 * 86400.0), "3.0 days");
     }
 
     #[test]

@@ -88,6 +88,9 @@ pub struct Found {
     pub game_variance: f64,
     /// Pairs the probe played (taken from the run's budget).
     pub pairs: u64,
+    /// Games a second in the stages this process played (none when all were kept from
+    /// an earlier process): what the plan's time estimates are made from.
+    pub games_per_second: Option<f64>,
 }
 
 /// The tune the probe is for: its precision, its tuned parameters and the games it
@@ -136,6 +139,8 @@ pub fn run(identity: Identity, tune: Tune, file: &PathBuf, players: &Players) ->
         );
         report(s, n, tune.reach(&stages[..=i]));
     }
+    let clock = std::time::Instant::now();
+    let kept = stages.len() as u64;
     while (stages.len() as u64) < identity.stages {
         let scale = match stages.last() {
             Some(s) => probe_of(s).next_scale(n, tune.reach(&stages)),
@@ -171,10 +176,13 @@ pub fn run(identity: Identity, tune: Tune, file: &PathBuf, players: &Players) ->
     let last = stages.last().expect("at least one stage");
     let c_scale = probe_of(last).next_scale(n, tune.reach(&stages));
     let probes: Vec<Probe> = stages.iter().map(probe_of).collect();
+    let played_now = 2 * identity.stage_pairs * (identity.stages - kept);
+    let seconds = clock.elapsed().as_secs_f64();
     Ok(Found {
         c_scale,
         game_variance: design::pooled_game_variance(&probes),
         pairs: identity.stage_pairs * identity.stages,
+        games_per_second: (played_now > 0 && seconds > 0.0).then(|| played_now as f64 / seconds),
     })
 }
 
