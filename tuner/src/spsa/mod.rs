@@ -170,7 +170,7 @@ pub struct Args {
     /// Estimate the gain while the run goes: in the averaging window, one pair of the
     /// averaged θ against the start for every N SPSA pairs (they do not move θ; about
     /// 12% more games with the design's window of half the run, and an interval about
-    /// twice as wide as a match of a third of the run's games). 0 plays none.
+    /// 1.7 times as wide as a match of a third of the run's pairs). 0 plays none.
     #[arg(long, default_value_t = 4, value_name = "N")]
     pub gain_every: u64,
     /// Tune but do not write the parameter files (the journal and table are written).
