@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Texel data in resumable legs, and the fit of the evaluation to it.
+#
+#   STATE=DIR scripts/texel_data.sh data [SECONDS]   # play (or go on playing) the games
+#   STATE=DIR scripts/texel_data.sh fit              # fit params/eval.json -> DIR/fit.json
+#   STATE=DIR scripts/texel_data.sh sprt             # the fit against the compiled weights
+#
+# `data` copies the tuner (whose compiled engine plays the games) into DIR/bin on its
+# first run and declares the data in DIR/declared.txt: the tuner's sha256, the nodes
+# and the seed (the checkout's commit and bench go to DIR/origin.txt). Later runs play
+# that copy and refuse a declaration that differs, so a file grown over many legs and
+# machines is one reproducible data set: game i depends only on (SEED, i), and a larger
+# GAMES extends it. With SECONDS a leg stops cleanly after about that many seconds (the
+# games in flight finish); the same command continues after the last complete game.
+# Each leg is logged in DIR/legs.txt.
+# The data is too big for git; anyone regenerates it with the same knobs.
+#
+# `fit` reads what `data` has written so far (a file still being written is read up to
+# its last complete game) and fits every evaluation weight from the committed values;
+# its report (positions read, distinct, quiet; loss before and after, train and held
+# out) goes to DIR/fit.log. `sprt` plays DIR/fit.json against the compiled weights at
+# fixed nodes, resumable, results in DIR/sprt.jsonl. Keep a fit only if the match says
+# so (docs/texel.md).
+#
+# Knobs (environment):
+#   TUNER     the tuner copied by the first `data` run  [target/release/tuner]
+#   GAMES     games the data set holds when done       [90000, about 6M positions]
+#   NODES     nodes per move                           [5000]
+#   SEED      seed of the openings                     [5101]
+#   THREADS   worker threads; not part of the data     [all cores]
+#   LAMBDA    weight of the game result in the fit's target ([1]: results only)
+#   EPOCHS    epochs of the fit                        [500]
+#   PAIRS     the SPRT's cap on game pairs             [6000]
+#   SPRT_NODES nodes per move in the SPRT              [8000]
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+fail() { echo "texel_data: $*" >&2; exit 2; }
+say() { echo "texel_data: $*" >&2; }
+
+[[ -n ${STATE:-} ]] || fail "give the data's folder as STATE=DIR"
+MODE=${1:-}
+LIMIT=${2:-}
+[[ $MODE =~ ^(data|fit|sprt)$ ]] || fail "say what to do: data [SECONDS], fit or sprt (got '${MODE}')"
+[[ -z $LIMIT || ($MODE == data && $LIMIT =~ ^[0-9]+$) ]] ||
+    fail "SECONDS is a whole number and only for data, got '$LIMIT'"
+mkdir -p "$STATE"
+cd "$ROOT"
+TUNER=${TUNER:-$ROOT/target/release/tuner}
+GAMES=${GAMES:-90000}
+NODES=${NODES:-5000}
+SEED=${SEED:-5101}
+THREADS=${THREADS:-$(nproc)}
+LAMBDA=${LAMBDA:-1}
+EPOCHS=${EPOCHS:-500}
+PAIRS=${PAIRS:-6000}
+SPRT_NODES=${SPRT_NODES:-8000}
+for knob in GAMES NODES SEED THREADS EPOCHS PAIRS SPRT_NODES; do
+    [[ ${!knob} =~ ^[1-9][0-9]*$ ]] || fail "$knob must be a positive whole number, got '${!knob}'"
+done
+[[ $LAMBDA =~ ^(0|1|0?\.[0-9]+|1\.0*)$ ]] || fail "LAMBDA must be a number from 0 to 1, got '$LAMBDA'"
+
+data=$STATE/selfplay.bin
+declared=$STATE/declared.txt
+bin=$STATE/bin/tuner
+
+declaration() {
+    echo "tuner sha256 $(sha256sum "$bin" | cut -c1-16), $("$bin" --version)"
+    echo "nodes $NODES seed $SEED, openings generated from the seed"
+}
+
+generate() {
+    if [[ ! -s $declared ]]; then
+        [[ -x $TUNER ]] || fail "TUNER=$TUNER is not an executable"
+        mkdir -p "$STATE/bin"
+        cp "$TUNER" "$bin"
+        declaration >"$declared"
+        # Where the copy came from: the engine that plays is the checkout's at this commit.
+        echo "built from $(git rev-parse --short HEAD 2>/dev/null || echo '?'), bench $(tr -dc '0-9' <bench.txt)" >"$STATE/origin.txt"
+        say "declared in $declared:"
+        sed 's/^/    /' "$declared" >&2
+    else
+        diff <(declaration) "$declared" >/dev/null ||
+            fail "$declared declares other data:
+$(diff <(declaration) "$declared" | sed 's/^/    /')
+    (< as given now, > as declared)
+use another STATE for other data"
+    fi
+    local args=(datagen -o "$data" --games "$GAMES" --nodes "$NODES" --seed "$SEED" --threads "$THREADS")
+    local started rc=0
+    started=$(date -u +%FT%TZ)
+    if [[ -n $LIMIT ]]; then
+        # INT is Ctrl-C: the games in flight finish and are written; KILL, two minutes
+        # later, is the backstop (the file keeps every complete game).
+        timeout -s INT -k 120 "$LIMIT" "$bin" "${args[@]}" 2>&1 | tee -a "$STATE/log" || rc=$?
+    else
+        "$bin" "${args[@]}" 2>&1 | tee -a "$STATE/log" || rc=$?
+    fi
+    local holds
+    holds=$(grep -o 'holds [0-9]* games, [0-9]* positions' "$STATE/log" | tail -n 1)
+    echo "$started to $(date -u +%FT%TZ): $THREADS threads on $(nproc) cores, exit $rc, ${holds:-nothing written}" >>"$STATE/legs.txt"
+    say "the data ${holds:-holds nothing yet}; $GAMES games asked (legs: $STATE/legs.txt)"
+}
+
+fit() {
+    [[ -s $data ]] || fail "no data in $data yet: run data first"
+    "$TUNER" texel "$data" params/eval.json -o "$STATE/fit.json" --reg 0 \
+        --lambda "$LAMBDA" --epochs "$EPOCHS" --threads "$THREADS" 2>&1 | tee "$STATE/fit.log"
+}
+
+sprt() {
+    [[ -s $STATE/fit.json ]] || fail "no $STATE/fit.json yet: run fit first"
+    local resume=()
+    [[ -s $STATE/sprt.jsonl ]] && resume=(--resume)
+    "$TUNER" match --a "name=fit,$STATE/fit.json" --b name=committed,compiled \
+        --nodes "$SPRT_NODES" --hash 8 --concurrency "$THREADS" --sprt elo0=0 elo1=5 \
+        --pairs "$PAIRS" --results "$STATE/sprt.jsonl" "${resume[@]}" 2>&1 | tee -a "$STATE/sprt.log"
+}
+
+"$(
+    case $MODE in
+    data) echo generate ;;
+    *) echo "$MODE" ;;
+    esac
+)"
