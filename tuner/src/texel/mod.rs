@@ -33,6 +33,7 @@
 //! changing only the `value` numbers.
 
 mod data;
+mod groups;
 mod model;
 mod quiet;
 
@@ -185,6 +186,15 @@ fn tune(args: &Args) -> Result<()> {
     report(
         &file, &model, &values, k, reg, &train, &valid, before, after,
     );
+    if valid.len() > 0 {
+        let names: Vec<&str> = model
+            .tuned
+            .iter()
+            .map(|&i| file.entries[i].name.as_str())
+            .collect();
+        let checks = groups::check(&model, &names, &mut valid, &start, &rounded, k);
+        report_groups(&checks, before.1.target, after.1.target);
+    }
     println!(
         "time {:.1} s, peak memory {}",
         started.elapsed().as_secs_f64(),
@@ -343,6 +353,30 @@ fn report(
     );
     for (_, name, from, to) in changes.iter().take(15) {
         println!("  {name}: {from} -> {to}");
+    }
+}
+
+/// The held-out check per term group, largest gain first.
+fn report_groups(checks: &[groups::GroupCheck], before: f64, after: f64) {
+    let mut checks: Vec<&groups::GroupCheck> = checks.iter().collect();
+    checks.sort_by(|a, b| a.held_out.total_cmp(&b.held_out));
+    println!(
+        "held out by term group, each group's fitted values alone (the rest at the start; all together {:+.6}):",
+        after - before
+    );
+    for c in checks {
+        let verdict = if c.held_out > before {
+            "  worse alone"
+        } else {
+            ""
+        };
+        println!(
+            "  {:<16} {:>4} weights, {:>4} changed: {:+.6}{verdict}",
+            c.group,
+            c.weights,
+            c.changed,
+            c.held_out - before
+        );
     }
 }
 
@@ -507,6 +541,53 @@ mod tests {
         let err = fail(&dir.join("missing.txt"));
         assert!(err.contains("cannot read positions file"), "{err}");
         assert_eq!(std::fs::read(&params_path).unwrap(), before);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// With every tuned weight in one group, that group alone scores as the whole fit;
+    /// an unchanged group is not reported.
+    #[test]
+    fn a_group_alone_scores_its_own_fitted_values() {
+        let dir = crate::test_util::scratch_dir("texel-groups");
+        let bin = datagen_file(&dir);
+        let a = Args {
+            params: vec!["tempo_mg".into(), "tempo_eg".into()],
+            ..args(vec![bin], repo_params("eval.json"))
+        };
+        let file = ParamFile::load(&a.params_file).unwrap();
+        let mut params = Params::default();
+        overlay(&mut params, std::slice::from_ref(&file), Field::Value).unwrap();
+        let model = Model::new(&file, &params, &a.params, &a.params_file).unwrap();
+        let (mut set, _) = load_positions(&a, &params).unwrap();
+        let start = model.start.clone();
+        let names: Vec<&str> = model
+            .tuned
+            .iter()
+            .map(|&i| file.entries[i].name.as_str())
+            .collect();
+        let mut fitted = start.clone();
+        fitted[0] += 40.0;
+        set.set_targets(0.01, 1.0);
+        let checks = groups::check(&model, &names, &mut set, &start, &fitted, 0.01);
+        assert_eq!(checks.len(), 1);
+        assert_eq!(
+            (
+                checks[0].group.as_str(),
+                checks[0].weights,
+                checks[0].changed
+            ),
+            ("tempo", 2, 1)
+        );
+        model.linearise(&mut set, &fitted);
+        let whole = model.losses(&set, &fitted, 0.01).target;
+        assert!(
+            (checks[0].held_out - whole).abs() < 1e-12,
+            "{} vs {whole}",
+            checks[0].held_out
+        );
+        model.linearise(&mut set, &start);
+        assert_ne!(whole, model.losses(&set, &start, 0.01).target);
+        assert!(groups::check(&model, &names, &mut set, &start, &start, 0.01).is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
