@@ -74,7 +74,7 @@ fn finds_mates_with_the_right_score() {
 fn finds_mates_in_three_and_four() {
     // At the depth a mate in 3 needs plus the usual margin a mate is found, never
     // faster than the true one; pruning and reductions of quiet king moves may settle
-    // for a mate in 4 there (they did with the Texel-fitted eval), so the exact
+    // for a mate in 4 or 5 there (they did with the Texel-fitted evals), so the exact
     // distance is asked of a deeper search: depth 12 found it with the hand-set search
     // parameters, depth 14 with the SPSA-tuned ones (more reductions, lmr_div 225 -> 177).
     let fen = "1k6/8/8/2K5/8/8/8/6R1 w - - 0 1";
@@ -82,7 +82,7 @@ fn finds_mates_in_three_and_four() {
     assert!(forced_mate(&g.position, 3) && !forced_mate(&g.position, 2));
     let r = search_depth(&mut searcher(), &g, 8);
     assert!(
-        matches!(r.score, Score::Mate(3..=4)),
+        matches!(r.score, Score::Mate(3..=5)),
         "{fen}: {:?}",
         r.score
     );
