@@ -117,9 +117,8 @@ sprt() {
         --pairs "$PAIRS" --results "$STATE/sprt.jsonl" "${resume[@]}" 2>&1 | tee -a "$STATE/sprt.log"
 }
 
-"$(
-    case $MODE in
-    data) echo generate ;;
-    *) echo "$MODE" ;;
-    esac
-)"
+case $MODE in
+data) generate ;;
+fit) fit ;;
+sprt) sprt ;;
+esac
