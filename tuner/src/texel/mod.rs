@@ -193,7 +193,7 @@ fn tune(args: &Args) -> Result<()> {
             .map(|&i| file.entries[i].name.as_str())
             .collect();
         let checks = groups::check(&model, &names, &mut valid, &start, &rounded, k);
-        report_groups(&checks, before.1.target, after.1.target);
+        report_groups(checks, before.1.target, after.1.target);
     }
     println!(
         "time {:.1} s, peak memory {}",
@@ -357,8 +357,7 @@ fn report(
 }
 
 /// The held-out check per term group, largest gain first.
-fn report_groups(checks: &[groups::GroupCheck], before: f64, after: f64) {
-    let mut checks: Vec<&groups::GroupCheck> = checks.iter().collect();
+fn report_groups(mut checks: Vec<groups::GroupCheck>, before: f64, after: f64) {
     checks.sort_by(|a, b| a.held_out.total_cmp(&b.held_out));
     println!(
         "held out by term group, each group's fitted values alone (the rest at the start; all together {:+.6}):",
