@@ -35,6 +35,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+source "$ROOT/scripts/lib/declared.sh"
 fail() { echo "texel_data: $*" >&2; exit 2; }
 say() { echo "texel_data: $*" >&2; }
 
@@ -74,18 +75,10 @@ generate() {
         [[ -x $TUNER ]] || fail "TUNER=$TUNER is not an executable"
         mkdir -p "$STATE/bin"
         cp "$TUNER" "$bin"
-        declaration >"$declared"
         # Where the copy came from: the engine that plays is the checkout's at this commit.
         echo "built from $(git rev-parse --short HEAD 2>/dev/null || echo '?'), bench $(tr -dc '0-9' <bench.txt)" >"$STATE/origin.txt"
-        say "declared in $declared:"
-        sed 's/^/    /' "$declared" >&2
-    else
-        diff <(declaration) "$declared" >/dev/null ||
-            fail "$declared declares other data:
-$(diff <(declaration) "$declared" | sed 's/^/    /')
-    (< as given now, > as declared)
-use another STATE for other data"
     fi
+    declare_or_check "$declared" "data set" texel_data
     local args=(datagen -o "$data" --games "$GAMES" --nodes "$NODES" --seed "$SEED" --threads "$THREADS")
     local started rc=0
     started=$(date -u +%FT%TZ)

@@ -1,0 +1,28 @@
+# The declaration of a result that grows over many legs and machines, shared by
+# scripts/ethereal_match.sh and scripts/texel_data.sh. Source this file, then:
+#
+#   declare_or_check FILE WHAT PREFIX
+#
+# runs the caller's `declaration` function (it prints whatever makes the result what it
+# is: binaries' sha256, seeds, settings). With FILE absent or empty, it writes FILE and
+# shows it; otherwise it compares, and on any difference prints both sides and exits 2,
+# so a leg can never continue a result under other conditions. WHAT names the result in
+# that message ("match", "data"); PREFIX is the script's name for its messages.
+declare_or_check() {
+    local file=$1 what=$2 prefix=$3
+    if [[ ! -s $file ]]; then
+        declaration >"$file"
+        echo "$prefix: declared in $file:" >&2
+        sed 's/^/    /' "$file" >&2
+        return 0
+    fi
+    local differs
+    differs=$(diff <(declaration) "$file") && return 0
+    {
+        echo "$prefix: $file declares another $what:"
+        sed 's/^/    /' <<<"$differs"
+        echo "    (< as given now, > as declared)"
+        echo "use another STATE for another $what"
+    } >&2
+    exit 2
+}
