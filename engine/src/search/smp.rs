@@ -4,7 +4,8 @@
 //! skip some iteration depths so the threads spread over different depths. The main
 //! thread alone manages time and prints `info`; nodes are counted over all threads.
 //!
-//! bestmove: the deepest completed iteration of any thread, ties to the main thread.
+//! bestmove: the deepest completed iteration of any thread, ties to the main thread;
+//! a mate the main thread proved is kept unless a helper proves one as short.
 //! A helper that skips depths can finish an iteration the main thread has not
 //! reached; its move was then searched deeper than anything the main thread has.
 //! A vote weighting score and depth (Stockfish) pays with many threads; with the
@@ -14,8 +15,8 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::{
-    CHECK_EVERY_NODES, Control, Ctx, Game, Limits, SEARCH_STACK_BYTES, SearchInfo, SearchResult,
-    Searcher, TimeManager, Worker,
+    CHECK_EVERY_NODES, Control, Ctx, Game, Limits, SEARCH_STACK_BYTES, Score, SearchInfo,
+    SearchResult, Searcher, TimeManager, Worker,
 };
 
 /// What the threads of one multi-threaded search share besides [`super::Shared`].
@@ -93,6 +94,21 @@ impl Worker {
     }
 }
 
+/// Whether a helper's result is played instead of the main thread's: a deeper
+/// completed iteration, except that a mate the main thread proved is kept unless the
+/// helper proves one as short. A helper's deeper iteration can miss a short mate that
+/// needs a quiet move its reductions cut; the proof still stands.
+fn replaces(main: &SearchResult, helper: &SearchResult) -> bool {
+    if helper.depth <= main.depth || helper.best_move.is_none() {
+        return false;
+    }
+    match (main.score, helper.score) {
+        (Score::Mate(m), Score::Mate(h)) if m > 0 => h > 0 && h <= m,
+        (Score::Mate(m), _) => m <= 0,
+        _ => true,
+    }
+}
+
 impl Searcher {
     /// [`Searcher::search`] with the helpers running beside the main thread.
     pub(super) fn search_with_helpers(
@@ -153,7 +169,7 @@ impl Searcher {
             if let Some((helper, info)) = finished
                 .into_iter()
                 .filter_map(|(r, info)| info.map(|i| (r, i)))
-                .filter(|(r, _)| r.depth > result.depth && r.best_move.is_some())
+                .filter(|(r, _)| replaces(&result, r))
                 .max_by_key(|(r, _)| r.depth)
             {
                 let time_ms = ctx.tm.elapsed_ms();
@@ -169,5 +185,41 @@ impl Searcher {
             result.nodes = nodes;
             result
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Chess, Position as _};
+
+    fn result(depth: u32, score: Score) -> SearchResult {
+        SearchResult {
+            best_move: Chess::default().legal_moves().first().cloned(),
+            ponder_move: None,
+            score,
+            depth,
+            nodes: 0,
+        }
+    }
+
+    #[test]
+    fn a_deeper_helper_wins_but_never_over_a_proven_mate() {
+        let main = result(3, Score::Cp(40));
+        assert!(replaces(&main, &result(4, Score::Cp(-10))));
+        assert!(!replaces(&main, &result(3, Score::Mate(1))), "not deeper");
+        let mating = result(3, Score::Mate(2));
+        assert!(!replaces(&mating, &result(4, Score::Cp(538))));
+        assert!(!replaces(&mating, &result(4, Score::Mate(3))));
+        assert!(!replaces(&mating, &result(4, Score::Mate(-5))));
+        assert!(replaces(&mating, &result(4, Score::Mate(2))));
+        assert!(replaces(&mating, &result(5, Score::Mate(1))));
+        let mated = result(3, Score::Mate(-2));
+        assert!(replaces(&mated, &result(4, Score::Cp(-900))));
+        let no_move = SearchResult {
+            best_move: None,
+            ..result(6, Score::Cp(0))
+        };
+        assert!(!replaces(&main, &no_move));
     }
 }
