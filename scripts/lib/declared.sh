@@ -7,7 +7,7 @@
 # is: binaries' sha256, seeds, settings). With FILE absent or empty, it writes FILE and
 # shows it; otherwise it compares, and on any difference prints both sides and exits 2,
 # so a leg can never continue a result under other conditions. WHAT names the result in
-# that message ("match", "data"); PREFIX is the script's name for its messages.
+# that message ("match", "data set"); PREFIX is the script's name for its messages.
 declare_or_check() {
     local file=$1 what=$2 prefix=$3
     if [[ ! -s $file ]]; then
