@@ -25,10 +25,12 @@ use crate::play::game::{Adjudication, TimeControl, pair_score, play_pair};
 use occam::position::Game;
 
 /// The probe's share of a run's pairs, and its stages (as the simulator's rule set).
-pub const SHARE: f64 = 0.06;
-pub const STAGES: u64 = 3;
+pub const SHARE: f64 = super::rules::ProbePlan::DEFAULT.share;
+pub const STAGES: u64 = super::rules::ProbePlan::DEFAULT.stages;
 /// Fewer pairs a stage than this measure nothing: the probe is skipped.
 pub const MIN_STAGE_PAIRS: u64 = 10;
+// Every probe that plays measures the variance of its games.
+const _: () = assert!(MIN_STAGE_PAIRS * STAGES >= design::MIN_VARIANCE_PAIRS);
 
 /// One tuned parameter as the probe moves it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -354,10 +356,11 @@ mod tests {
 
     #[test]
     fn stages_are_sized_from_the_budget() {
-        assert_eq!(stage_pairs(2000), 40);
-        assert_eq!(stage_pairs(100_000), 2000);
-        // 6% of 400 pairs is 8 a stage: too few, no probe.
-        assert_eq!(stage_pairs(400), 0);
+        assert_eq!(stage_pairs(2000), 20);
+        assert_eq!(stage_pairs(100_000), 1000);
+        // 3% of 900 pairs is 9 a stage: too few, no probe.
+        assert_eq!(stage_pairs(1000), 10);
+        assert_eq!(stage_pairs(900), 0);
     }
 
     #[test]
