@@ -24,7 +24,12 @@ if [ -z "${TUNER:-}" ]; then
 fi
 
 GRID="--c-scale 2,1 --r-end 0.001,0.002,0.0005,0.004 --max-games 8000000"
-# fishtest's grid at one budget, four times the games the design needed.
+# The design's sweeps, 1,000 seeds at the ends of the final bracket.
+DESIGN="--coarse-seeds 100 --seeds 1000 --max-games 8000000"
+# fishtest's grid as sweeps: c_end range/5, range/10, range/20 (range/40 needs millions).
+SWEEP="--c-scale 4,2,1 --r-end 0.0005,0.001,0.002,0.004 --max-games 4000000"
+# fishtest's grid at one budget, four times the games the design needed (the design
+# before its probe took 3% at three standard errors, and at n = 77 today's).
 GRID4X="--seeds 200 --c-scale 0.5,1,2 --r-end 0.0005,0.001,0.002,0.004"
 
 # name, then the arguments of `tuner simulate`.
@@ -43,12 +48,20 @@ autoselect-asymmetric-n4 --rules autoselect --params 4 --landscape asymmetric --
 autoselect-correlated-n4 --rules autoselect --params 4 --landscape correlated --max-games 8000000
 fishtest-quartic-n4 --rules fishtest --params 4 --landscape quartic --c-scale 2 --r-end 0.002 --max-games 8000000
 fishtest-asymmetric-n4 --rules fishtest --params 4 --landscape asymmetric --c-scale 2 --r-end 0.002 --max-games 8000000
-design-bowls-n4 --rules design --params 4 --max-games 8000000
-design-quartic-n4 --rules design --params 4 --landscape quartic --max-games 8000000
-design-unequal-n4 --rules design --params 4 --landscape unequal --max-games 8000000
-design-asymmetric-n4 --rules design --params 4 --landscape asymmetric --max-games 8000000
-design-correlated-n4 --rules design --params 4 --landscape correlated --max-games 8000000
-design-bowls-n16 --rules design --params 16 --max-games 16000000
+design-bowls-n4 --rules design --params 4 $DESIGN
+design-quartic-n4 --rules design --params 4 --landscape quartic $DESIGN
+design-unequal-n4 --rules design --params 4 --landscape unequal $DESIGN
+design-asymmetric-n4 --rules design --params 4 --landscape asymmetric $DESIGN
+design-correlated-n4 --rules design --params 4 --landscape correlated $DESIGN
+design-bowls-n16 --rules design --params 16 $DESIGN
+design-bowls-n77 --rules design --params 77 --max-games 40000000
+fishtest-sweep-quartic-n4 --rules fishtest --params 4 --landscape quartic $SWEEP
+fishtest-sweep-unequal-n4 --rules fishtest --params 4 --landscape unequal $SWEEP
+fishtest-sweep-asymmetric-n4 --rules fishtest --params 4 --landscape asymmetric $SWEEP
+fishtest-sweep-correlated-n4 --rules fishtest --params 4 --landscape correlated --c-scale 4,2 --r-end 0.0005,0.001,0.002 --max-games 6000000
+fishtest-range5-bowls-n4 --rules fishtest --params 4 --c-scale 4 --r-end 0.0005,0.001,0.002,0.004 --max-games 4000000
+fishtest-sweep-bowls-n16 --rules fishtest --params 16 --c-scale 4,2 --r-end 0.0005,0.001 --max-games 6000000
+fishtest-4x-bowls-n77 --rules fishtest --params 77 --games 4316712 --seeds 100 --c-scale 4,2 --r-end 0.0005,0.001,0.002
 fishtest-4x-bowls-n4 --rules fishtest --params 4 --games 684452 $GRID4X
 fishtest-4x-quartic-n4 --rules fishtest --params 4 --landscape quartic --games 397804 $GRID4X
 fishtest-4x-unequal-n4 --rules fishtest --params 4 --landscape unequal --games 714340 $GRID4X
