@@ -57,10 +57,14 @@ design-bowls-n16 --rules design --params 16 $DESIGN
 design-bowls-n77 --rules design --params 77 --max-games 40000000
 fishtest-sweep-quartic-n4 --rules fishtest --params 4 --landscape quartic $SWEEP
 fishtest-sweep-unequal-n4 --rules fishtest --params 4 --landscape unequal $SWEEP
+fishtest-best-quartic-n4 --rules fishtest --params 4 --landscape quartic --c-scale 2 --r-end 0.004,0.002 $DESIGN
+fishtest-best-unequal-n4 --rules fishtest --params 4 --landscape unequal --c-scale 2 --r-end 0.001,0.002 $DESIGN
 fishtest-sweep-asymmetric-n4 --rules fishtest --params 4 --landscape asymmetric $SWEEP
 fishtest-sweep-correlated-n4 --rules fishtest --params 4 --landscape correlated --c-scale 4,2 --r-end 0.0005,0.001,0.002 --max-games 6000000
 fishtest-range5-bowls-n4 --rules fishtest --params 4 --c-scale 4 --r-end 0.0005,0.001,0.002,0.004 --max-games 4000000
 fishtest-sweep-bowls-n16 --rules fishtest --params 16 --c-scale 4,2 --r-end 0.0005,0.001 --max-games 6000000
+design-measured-bowls-n4 --rules design --params 4 --penta 156,175,336,170,163 $DESIGN
+fishtest-measured-bowls-n4 --rules fishtest --params 4 --penta 156,175,336,170,163 --c-scale 4,2 --r-end 0.0005,0.001,0.002,0.004 --max-games 6000000
 fishtest-4x-bowls-n77 --rules fishtest --params 77 --games 4316712 --seeds 100 --c-scale 4,2 --r-end 0.0005,0.001,0.002
 fishtest-4x-bowls-n4 --rules fishtest --params 4 --games 684452 $GRID4X
 fishtest-4x-quartic-n4 --rules fishtest --params 4 --landscape quartic --games 397804 $GRID4X
