@@ -163,7 +163,7 @@ pub struct Args {
     #[arg(long, value_name = "R", allow_negative_numbers = true)]
     pub r_end: Option<f64>,
     /// Pairs in each of the probe's three stages, for a run that designs some c (a
-    /// parameter without `c_end`) [default: 2% of --pairs a stage, none below 10];
+    /// parameter without `c_end`) [default: 1% of --pairs a stage, none below 10];
     /// 0 plays no probe and keeps the prior c, a quarter of the range.
     #[arg(long, value_name = "N")]
     pub probe_pairs: Option<u64>,
