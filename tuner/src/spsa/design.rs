@@ -206,6 +206,10 @@ pub fn cost_target(n: usize, reach: f64) -> f64 {
 
 /// Fewer pairs than this, all stages together, measure no variance.
 pub const MIN_VARIANCE_PAIRS: u64 = 30;
+/// A pair's W − L varies by at least this much in any real match: a probe whose pairs
+/// all ended alike has measured too few of them, not a noiseless engine (which would
+/// make r unbounded).
+const MIN_PAIR_VARIANCE: f64 = 0.1;
 
 /// The variance of one game's W − L that finished probe stages measured: their pairs
 /// pooled, each about its own stage's mean (the stages play different c); at least
@@ -216,7 +220,7 @@ pub fn pooled_game_variance(stages: &[Probe]) -> f64 {
         return PRIOR_GAME_VARIANCE;
     }
     let spread: f64 = stages.iter().map(|s| s.pair_spread()).sum();
-    spread / pairs as f64 / 2.0
+    (spread / pairs as f64).max(MIN_PAIR_VARIANCE) / 2.0
 }
 
 /// A probe stage: pairs in which one side plays the start and the other the start
@@ -256,8 +260,7 @@ impl Probe {
     pub fn cost(&self) -> (f64, f64) {
         let (mean, variance) = self.pair_mean_and_variance();
         let n = self.pairs.max(1) as f64;
-        // A pair's W − L has a variance of at least 0.1 in any real match.
-        let variance = variance.max(0.1);
+        let variance = variance.max(MIN_PAIR_VARIANCE);
         let per_unit = ELO_PER_SCORE / 2.0;
         (-mean * per_unit, per_unit * (variance / n).sqrt())
     }
@@ -409,6 +412,10 @@ mod tests {
         // pair's (not the 2.0 of the pairs pooled about their common mean, 0).
         let pooled = pooled_game_variance(&[first, second]);
         assert!((pooled - 0.5).abs() < 1e-12, "{pooled}");
+        // Pairs that all ended alike measure no noise: the floor, not an unbounded r.
+        let mut alike = Probe::at(1.0);
+        (0..40).for_each(|_| alike.record(0));
+        assert_eq!(pooled_game_variance(&[alike]), MIN_PAIR_VARIANCE / 2.0);
     }
 
     #[test]
