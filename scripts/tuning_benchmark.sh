@@ -14,7 +14,9 @@
 #                          h2h     the design's result against the best grid point
 #                          gain    the design's tune again with its gain pairs, and the
 #                                  match that verifies the gain it printed
-#                        (default: all four)
+#                          full    the design at fishtest's budget (BUDGET games) and its
+#                                  recovery match
+#                        (default: all five)
 #   report               the markdown table of what is done so far
 #
 # Every tune and match has its own files under STATE; a leg whose result exists is
@@ -466,6 +468,16 @@ step_gain() { # SEED
     match "$dir/verify" design "$dir/tuned.spsa" detuned "$DETUNED" "$SELECT_PAIRS" $((OPENING_SEED + 2000 + s))
 }
 
+# The design given fishtest's budget: does it win back as much as fishtest's best grid
+# point with the same games? Its recovery match is played from the selection's openings
+# (OPENING_SEED + s), so it compares with the grid's selection matches one to one.
+step_full() { # SEED
+    local s=$1 dir=$STATE/seed-$1/design-full
+    step_engine
+    tune "$dir" "$DETUNED" "$FISHTEST_PAIRS" "$s"
+    match "$dir/recovery" design-full "$dir/tuned.spsa" detuned "$DETUNED" "$SELECT_PAIRS" $((OPENING_SEED + s))
+}
+
 step_report() {
     python3 - "$STATE" "$KNOBS_FILE" "$DETUNED_PARAMS" "$DESIGN_PAIRS" "$FISHTEST_PAIRS" <<'EOF' | tee "$STATE/report.md"
 import datetime, glob, math, os, sys
@@ -502,7 +514,7 @@ games = 0
 loss = result("loss")
 games += loss[2] if loss else 0
 rows, cols = [], {"design": [], "fishtest": [], "h2h": []}
-gain_rows = []
+gain_rows, full_rows = [], []
 for s in knobs["SEEDS"].split():
     base = f"seed-{s}"
     design = result(f"{base}/design/recovery")
@@ -522,6 +534,14 @@ for s in knobs["SEEDS"].split():
     if os.path.exists(f"{state}/{base}/gain/tuned.spsa"):
         games += 2 * design_pairs + (2 * printed[2] if printed else 0)
     games += verified[2] if verified else 0
+    full = result(f"{base}/design-full/recovery")
+    if os.path.exists(f"{state}/{base}/design-full/tuned.spsa"):
+        games += 2 * fishtest_pairs
+    games += full[2] if full else 0
+    if full:
+        share = f"{100 * full[0] / fishtest[0]:.0f}%" if fishtest and fishtest[0] > 0 else "—"
+        diff = f"{full[0] - fishtest[0]:+.1f} ± {math.hypot(full[1], fishtest[1]):.1f}" if fishtest else "—"
+        full_rows.append(f"| {s} | {fmt(full)} | {point(best) if best else '—'} | {fmt(fishtest)} | {diff} | {share} |")
     if printed or verified:
         covers = width = "—"
         # Tiny smoke budgets give a match of all wins: an interval of 0 or nan.
@@ -561,6 +581,13 @@ if gain_rows:
     print("| seed | printed gain (Elo, 95%) | verified: result vs detuned (Elo) | the interval covers it | width / the match's |")
     print("|---|---|---|---|---|")
     print("\n".join(gain_rows))
+if full_rows:
+    print()
+    print(f"At the same budget: the design's tune of {2 * fishtest_pairs:,} games (fishtest's) against the detuned start, beside the best grid point's:")
+    print()
+    print("| seed | design vs detuned (Elo) | best grid point | its match vs detuned (Elo) | difference (Elo) | the design's share |")
+    print("|---|---|---|---|---|---|")
+    print("\n".join(full_rows))
 print()
 print("Knobs: " + ", ".join(f"{k}={v!r}" if (" " in v or not v) else f"{k}={v}" for k, v in knobs.items()) + ".")
 print("Tuner: " + ("; ".join(tuners) if tuners else "none yet") + ".")
@@ -583,6 +610,7 @@ all)
     for s in $SEEDS; do
         step_h2h "$s"
         step_gain "$s"
+        step_full "$s"
     done
     step_report
     ;;
@@ -592,20 +620,22 @@ engine)
     ;;
 loss) step_loss ;;
 seed)
-    [[ ${2:-} =~ ^[0-9]+$ ]] || fail "usage: seed N [design|grid|h2h|gain]"
+    [[ ${2:-} =~ ^[0-9]+$ ]] || fail "usage: seed N [design|grid|h2h|gain|full]"
     in_seeds "$2"
     case ${3:-all} in
     design) step_design "$2" ;;
     grid) step_grid "$2" ;;
     h2h) step_h2h "$2" ;;
     gain) step_gain "$2" ;;
+    full) step_full "$2" ;;
     all)
         step_h2h "$2"
         step_gain "$2"
+        step_full "$2"
         ;;
-    *) fail "seed $2: the part is design, grid, h2h or gain, got '$3'" ;;
+    *) fail "seed $2: the part is design, grid, h2h, gain or full, got '$3'" ;;
     esac
     ;;
 report) step_report ;;
-*) fail "unknown step '$STEP': all, engine, loss, seed N [design|grid|h2h|gain], report" ;;
+*) fail "unknown step '$STEP': all, engine, loss, seed N [design|grid|h2h|gain|full], report" ;;
 esac
