@@ -40,7 +40,8 @@ pub enum RuleSet {
 pub struct Tuner {
     pub rules: RuleSet,
     /// c as a multiple of the rule set's default: range/20 (Stockfish's `TUNE`) for
-    /// fishtest, OpenBench and Occam, range/6 for Autoselect and the design.
+    /// fishtest, OpenBench and Occam, range/6 for Autoselect, the design's own c for
+    /// the design.
     pub c_scale: f64,
     /// r_end of every parameter (Stockfish's `TUNE` default, 0.002, when absent).
     pub r_end: Option<f64>,
@@ -113,7 +114,8 @@ impl Tuner {
                 self.probe,
                 self.average_fraction,
                 self.r_scale,
-            )),
+            )
+            .with_c_scale(self.c_scale)),
             RuleSet::Constant => {
                 let design = self.design(start, games, outcome);
                 let params = params
@@ -144,10 +146,15 @@ impl Tuner {
                 self.c_scale, self.design_worth
             ),
             RuleSet::Design => {
+                let c = match self.c_scale {
+                    1.0 => String::new(),
+                    scale => format!("; c × {scale}"),
+                };
                 let r = match self.r_scale {
                     1.0 => String::new(),
-                    scale => format!("; r × {scale}"),
+                    scale => format!("{c}; r × {scale}"),
                 };
+                let r = if r.is_empty() { c } else { r };
                 format!(
                     "design (probe: {} of the pairs in {} stages{r}; average of the last {})",
                     self.probe.share, self.probe.stages, self.average_fraction

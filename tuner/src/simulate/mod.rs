@@ -56,8 +56,9 @@ pub struct Args {
     /// frequencies of LL, LD, DD+WL, WD, WW (e.g. an SPSA journal's penta counts).
     #[arg(long, value_delimiter = ',', value_name = "LL,LD,DD,WD,WW")]
     pub penta: Option<Vec<f64>>,
-    /// c_end as a multiple of range/20 (Stockfish's TUNE default); a comma-separated
-    /// list sweeps each and reports the best.
+    /// c_end as a multiple of range/20 (Stockfish's TUNE default), of --rules design as
+    /// a multiple of the design's own c; a comma-separated list sweeps each and reports
+    /// the best.
     #[arg(long, value_delimiter = ',', default_value = "1")]
     pub c_scale: Vec<f64>,
     /// r_end of every parameter [default: 0.002]; a list sweeps each.

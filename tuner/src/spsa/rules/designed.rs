@@ -91,6 +91,16 @@ impl Designed {
         rules
     }
 
+    /// The designed c multiplied by `scale` before the probe (the simulator's
+    /// `--c-scale`; 1 plays the design).
+    pub fn with_c_scale(mut self, scale: f64) -> Designed {
+        self.probe = Probe::at(scale);
+        if self.probe_pairs == 0 {
+            self.begin_tune(scale);
+        }
+        self
+    }
+
     /// The factor on the prior c that the probe chose, once the tune has begun.
     #[cfg(test)]
     fn c_scale(&self) -> Option<f64> {
@@ -223,5 +233,26 @@ mod tests {
         let tuned = rules.perturb(21, &mut Script::new(&[1, 1], &[0.0]));
         let half = f64::from(tuned.plus[0] - tuned.minus[0]) / 2.0;
         assert!((half - 50.0 * scale).abs() <= 1.0, "{tuned:?} {scale}");
+    }
+
+    #[test]
+    fn a_c_scale_moves_the_probe_and_the_tune_by_that_share_of_the_designed_c() {
+        let params = vec![Param::new(100.0, 0, 200, None, None); 2];
+        let probe = ProbePlan {
+            share: 0.2,
+            stages: 2,
+        };
+        // Prior c = 50, halved: the probe moves the start by 25.
+        let rules = Designed::new(params.clone(), 100, probe, 0.5, 1.0).with_c_scale(0.5);
+        let pair = rules.perturb(1, &mut Script::new(&[1, -1], &[0.0]));
+        assert_eq!((pair.plus, pair.minus), (vec![125, 75], vec![100, 100]));
+        // Without a probe the tune begins at once, its pairs 2 × 25 apart.
+        let none = ProbePlan {
+            share: 0.0,
+            stages: 1,
+        };
+        let rules = Designed::new(params, 100, none, 0.5, 1.0).with_c_scale(0.5);
+        let pair = rules.perturb(1, &mut Script::new(&[1, 1], &[0.0]));
+        assert_eq!((pair.plus[0], pair.minus[0]), (125, 75));
     }
 }
