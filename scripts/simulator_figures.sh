@@ -31,6 +31,10 @@ SWEEP="--c-scale 4,2,1 --r-end 0.0005,0.001,0.002,0.004 --max-games 4000000"
 # fishtest's grid at one budget, four times the games the design needed (the design
 # before its probe took 3% at three standard errors, and at n = 77 today's).
 GRID4X="--seeds 200 --c-scale 0.5,1,2 --r-end 0.0005,0.001,0.002,0.004"
+# Every family at n = 16: the design's sweep with 200 seeds at the bracket's ends, and
+# fishtest's grid at c_end <= range/10 (and range/5) at four times the design's games.
+DESIGN16="--coarse-seeds 50 --seeds 200 --max-games 16000000"
+GRID4X16="--seeds 200 --c-scale 1,2,4 --r-end 0.0005,0.001,0.002,0.004"
 
 # name, then the arguments of `tuner simulate`.
 figures() {
@@ -72,6 +76,18 @@ fishtest-4x-unequal-n4 --rules fishtest --params 4 --landscape unequal --games 7
 fishtest-4x-asymmetric-n4 --rules fishtest --params 4 --landscape asymmetric --games 1160072 $GRID4X
 fishtest-4x-correlated-n4 --rules fishtest --params 4 --landscape correlated --games 2619884 $GRID4X
 fishtest-4x-bowls-n16 --rules fishtest --params 16 --games 1301984 --seeds 200 --c-scale 1,2,4 --r-end 0.0005,0.001,0.002
+design-unequal-n16 --rules design --params 16 --landscape unequal $DESIGN16
+design-quartic-n16 --rules design --params 16 --landscape quartic $DESIGN16
+design-correlated-n16 --rules design --params 16 --landscape correlated $DESIGN16
+design-asymmetric-n16 --rules design --params 16 --landscape asymmetric $DESIGN16
+design-half-c-asymmetric-n16 --rules design --params 16 --landscape asymmetric --c-scale 0.5,0.7 $DESIGN16
+design-half-c-bowls-n16 --rules design --params 16 --c-scale 0.5 --from-games 1000000 $DESIGN16
+fishtest-4x-unequal-n16 --rules fishtest --params 16 --landscape unequal --games 930572 $GRID4X16
+fishtest-4x-quartic-n16 --rules fishtest --params 16 --landscape quartic --games 397744 $GRID4X16
+fishtest-4x-correlated-n16 --rules fishtest --params 16 --landscape correlated --games 6282544 --seeds 200 --c-scale 2,1 --r-end 0.0005,0.001,0.002
+fishtest-sweep-asymmetric-n16 --rules fishtest --params 16 --landscape asymmetric --c-scale 2,1 --r-end 0.0005,0.001 --coarse-seeds 50 --seeds 200 --max-games 8400000
+fishtest-range5-quartic-n16 --rules fishtest --params 16 --landscape quartic --c-scale 4 --r-end 0.0005,0.001,0.002 --coarse-seeds 50 --seeds 200 --max-games 1600000
+fishtest-range5-unequal-n16 --rules fishtest --params 16 --landscape unequal --c-scale 4 --r-end 0.0005,0.001 --coarse-seeds 50 --seeds 200 --max-games 3800000
 EOF
 }
 
