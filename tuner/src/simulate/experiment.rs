@@ -108,14 +108,16 @@ impl Tuner {
             }
             RuleSet::Openbench => Box::new(OpenBench::new(params, pairs, self.pairs_per)),
             RuleSet::Occam => Box::new(Occam::new(params, pairs)),
-            RuleSet::Design => Box::new(Designed::new(
-                params,
-                pairs,
-                self.probe,
-                self.average_fraction,
-                self.r_scale,
-            )
-            .with_c_scale(self.c_scale)),
+            RuleSet::Design => Box::new(
+                Designed::new(
+                    params,
+                    pairs,
+                    self.probe,
+                    self.average_fraction,
+                    self.r_scale,
+                )
+                .with_c_scale(self.c_scale),
+            ),
             RuleSet::Constant => {
                 let design = self.design(start, games, outcome);
                 let params = params
@@ -146,15 +148,11 @@ impl Tuner {
                 self.c_scale, self.design_worth
             ),
             RuleSet::Design => {
-                let c = match self.c_scale {
+                let scaled = |name: &str, scale: f64| match scale {
                     1.0 => String::new(),
-                    scale => format!("; c × {scale}"),
+                    scale => format!("; {name} × {scale}"),
                 };
-                let r = match self.r_scale {
-                    1.0 => String::new(),
-                    scale => format!("{c}; r × {scale}"),
-                };
-                let r = if r.is_empty() { c } else { r };
+                let r = scaled("c", self.c_scale) + &scaled("r", self.r_scale);
                 format!(
                     "design (probe: {} of the pairs in {} stages{r}; average of the last {})",
                     self.probe.share, self.probe.stages, self.average_fraction
