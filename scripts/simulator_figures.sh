@@ -88,6 +88,10 @@ fishtest-4x-correlated-n16 --rules fishtest --params 16 --landscape correlated -
 fishtest-sweep-asymmetric-n16 --rules fishtest --params 16 --landscape asymmetric --c-scale 2,1 --r-end 0.0005,0.001 --coarse-seeds 50 --seeds 200 --max-games 8400000
 fishtest-range5-quartic-n16 --rules fishtest --params 16 --landscape quartic --c-scale 4 --r-end 0.0005,0.001,0.002 --coarse-seeds 50 --seeds 200 --max-games 1600000
 fishtest-range5-unequal-n16 --rules fishtest --params 16 --landscape unequal --c-scale 4 --r-end 0.0005,0.001 --coarse-seeds 50 --seeds 200 --max-games 3800000
+design-quartic-n77 --rules design --params 77 --landscape quartic --coarse-seeds 50 --seeds 200 --max-games 40000000
+design-unequal-n77 --rules design --params 77 --landscape unequal --coarse-seeds 50 --seeds 200 --max-games 40000000
+fishtest-4x-quartic-n77 --rules fishtest --params 77 --landscape quartic --games 1289964 --seeds 100 --c-scale 4,2 --r-end 0.0005,0.001,0.002,0.004
+fishtest-4x-unequal-n77 --rules fishtest --params 77 --landscape unequal --games 3696952 --seeds 100 --c-scale 4,2 --r-end 0.0005,0.001
 EOF
 }
 
