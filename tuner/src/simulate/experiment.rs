@@ -152,9 +152,9 @@ impl Tuner {
                     1.0 => String::new(),
                     scale => format!("; {name} × {scale}"),
                 };
-                let r = scaled("c", self.c_scale) + &scaled("r", self.r_scale);
+                let scales = scaled("c", self.c_scale) + &scaled("r", self.r_scale);
                 format!(
-                    "design (probe: {} of the pairs in {} stages{r}; average of the last {})",
+                    "design (probe: {} of the pairs in {} stages{scales}; average of the last {})",
                     self.probe.share, self.probe.stages, self.average_fraction
                 )
             }
