@@ -35,6 +35,8 @@ GRID4X="--seeds 200 --c-scale 0.5,1,2 --r-end 0.0005,0.001,0.002,0.004"
 # fishtest's grid at c_end <= range/10 (and range/5) at four times the design's games.
 DESIGN16="--coarse-seeds 50 --seeds 200 --max-games 16000000"
 GRID4X16="--seeds 200 --c-scale 1,2,4 --r-end 0.0005,0.001,0.002,0.004"
+# The design's r scaled, on the same streams, a little below each family's games needed.
+RSCALE4="--seeds 400 --r-scale 1,1.2,1.4,1.6"
 
 # name, then the arguments of `tuner simulate`.
 figures() {
@@ -92,6 +94,16 @@ design-quartic-n77 --rules design --params 77 --landscape quartic --coarse-seeds
 design-unequal-n77 --rules design --params 77 --landscape unequal --coarse-seeds 50 --seeds 200 --max-games 40000000
 fishtest-4x-quartic-n77 --rules fishtest --params 77 --landscape quartic --games 1289964 --seeds 100 --c-scale 4,2 --r-end 0.0005,0.001,0.002,0.004
 fishtest-4x-unequal-n77 --rules fishtest --params 77 --landscape unequal --games 3696952 --seeds 100 --c-scale 4,2 --r-end 0.0005,0.001
+design-correlated-n77 --rules design --params 77 --landscape correlated --coarse-seeds 50 --seeds 200 --max-games 40000000
+fishtest-4x-correlated-n77 --rules fishtest --params 77 --landscape correlated --games 17904612 --seeds 100 --c-scale 2 --r-end 0.0005,0.001
+design-asymmetric-n77 --rules design --params 77 --landscape asymmetric --games 8000000 --seeds 50
+design-no-probe-asymmetric-n77 --rules design --params 77 --landscape asymmetric --games 4000000 --seeds 10 --probe-share 0
+fishtest-asymmetric-n77 --rules fishtest --params 77 --landscape asymmetric --games 8000000 --seeds 50 --c-scale 2 --r-end 0.0005
+design-r-scale-bowls-n4 --rules design --params 4 --games 118000 $RSCALE4
+design-r-scale-quartic-n4 --rules design --params 4 --landscape quartic --games 74000 $RSCALE4
+design-r-scale-unequal-n4 --rules design --params 4 --landscape unequal --games 116000 $RSCALE4
+design-r-scale-asymmetric-n4 --rules design --params 4 --landscape asymmetric --games 218000 $RSCALE4
+design-r-scale-correlated-n4 --rules design --params 4 --landscape correlated --games 508000 $RSCALE4
 EOF
 }
 
