@@ -108,16 +108,14 @@ impl Tuner {
             }
             RuleSet::Openbench => Box::new(OpenBench::new(params, pairs, self.pairs_per)),
             RuleSet::Occam => Box::new(Occam::new(params, pairs)),
-            RuleSet::Design => Box::new(
-                Designed::new(
-                    params,
-                    pairs,
-                    self.probe,
-                    self.average_fraction,
-                    self.r_scale,
-                )
-                .with_c_scale(self.c_scale),
-            ),
+            RuleSet::Design => Box::new(Designed::new(
+                params,
+                pairs,
+                self.probe,
+                self.average_fraction,
+                self.c_scale,
+                self.r_scale,
+            )),
             RuleSet::Constant => {
                 let design = self.design(start, games, outcome);
                 let params = params

@@ -51,13 +51,15 @@ pub struct Designed {
 }
 
 impl Designed {
-    /// `params`' c_end/r_end are ignored: the design chooses both (the prior c is a
-    /// twentieth of the range).
+    /// `params`' c_end/r_end are ignored: the design chooses both. `c_scale` and
+    /// `r_scale` multiply the designed c (before the probe) and r: the simulator's
+    /// `--c-scale` and `--r-scale`; 1 and 1 play the design.
     pub fn new(
         params: Vec<Param>,
         pairs: u64,
         probe: ProbePlan,
         average_fraction: f64,
+        c_scale: f64,
         r_scale: f64,
     ) -> Designed {
         let requests = params
@@ -79,26 +81,16 @@ impl Designed {
             pairs,
             probe_pairs,
             stage_pairs,
-            probe: Probe::at(1.0),
+            probe: Probe::at(c_scale),
             finished: vec![],
             average_fraction,
             r_scale,
             tune: None,
         };
         if probe_pairs == 0 {
-            rules.begin_tune(1.0);
+            rules.begin_tune(c_scale);
         }
         rules
-    }
-
-    /// The designed c multiplied by `scale` before the probe (the simulator's
-    /// `--c-scale`; 1 plays the design).
-    pub fn with_c_scale(mut self, scale: f64) -> Designed {
-        self.probe = Probe::at(scale);
-        if self.probe_pairs == 0 {
-            self.begin_tune(scale);
-        }
-        self
     }
 
     /// The factor on the prior c that the probe chose, once the tune has begun.
@@ -206,7 +198,7 @@ mod tests {
             share: 0.2,
             stages: 2,
         };
-        let mut rules = Designed::new(params, 100, probe, 0.5, 1.0);
+        let mut rules = Designed::new(params, 100, probe, 0.5, 1.0, 1.0);
         // Prior c = 50; u = 0.5, flips +1, −1: 200.5 (clamped to 200) and 100.5.
         let pair = rules.perturb(1, &mut Script::new(&[1, -1], &[0.5]));
         assert_eq!(pair.plus, vec![200, 100]);
@@ -243,7 +235,7 @@ mod tests {
             stages: 2,
         };
         // Prior c = 50, halved: the probe moves the start by 25.
-        let rules = Designed::new(params.clone(), 100, probe, 0.5, 1.0).with_c_scale(0.5);
+        let rules = Designed::new(params.clone(), 100, probe, 0.5, 0.5, 1.0);
         let pair = rules.perturb(1, &mut Script::new(&[1, -1], &[0.0]));
         assert_eq!((pair.plus, pair.minus), (vec![125, 75], vec![100, 100]));
         // Without a probe the tune begins at once, its pairs 2 × 25 apart.
@@ -251,7 +243,7 @@ mod tests {
             share: 0.0,
             stages: 1,
         };
-        let rules = Designed::new(params, 100, none, 0.5, 1.0).with_c_scale(0.5);
+        let rules = Designed::new(params, 100, none, 0.5, 0.5, 1.0);
         let pair = rules.perturb(1, &mut Script::new(&[1, 1], &[0.0]));
         assert_eq!((pair.plus[0], pair.minus[0]), (125, 75));
     }
