@@ -72,10 +72,20 @@ pub fn run(args: Args) -> Result<()> {
     let columns = (args.columns as usize).min(n).max(1);
     let rows = n.div_ceil(columns);
     let (cell_w, cell_h) = (320u32, 200u32);
-    // A run of fishtest's rules writes the last θ: it has no average to draw.
-    let window = match config.rules {
-        RunRules::Occam => config.averaging_window_start() as usize,
-        RunRules::Fishtest => thetas.len(),
+    // The weight of θ after each pair in the result. A run of fishtest's rules writes
+    // the last θ: it has no average to draw.
+    let averaging = config.averaging();
+    let weight = |seq: u64| match config.rules {
+        RunRules::Occam => averaging.weight(seq, &config.hyper),
+        RunRules::Fishtest => 0.0,
+    };
+    let averaged = match averaging.power {
+        0.0 => format!(
+            "average over pairs {}..{}",
+            config.averaging_window_start() + 1,
+            config.hyper.pairs
+        ),
+        p => format!("average of every θ, the one after pair k weighted by k^{p},"),
     };
     let units = units_of(&config);
     {
@@ -83,11 +93,7 @@ pub fn run(args: Args) -> Result<()> {
         let root = SVGBackend::new(&output, size).into_drawing_area();
         root.fill(&WHITE).map_err(draw_error)?;
         let key = match config.rules {
-            RunRules::Occam => format!(
-                "θ (blue), start (grey), average over pairs {}..{} as written (orange)",
-                window + 1,
-                config.hyper.pairs
-            ),
+            RunRules::Occam => format!("θ (blue), start (grey), {averaged} as written (orange)"),
             RunRules::Fishtest => {
                 "θ (blue), the last one written (fishtest's rules), start (grey)".to_string()
             }
@@ -96,7 +102,7 @@ pub fn run(args: Args) -> Result<()> {
         let cells = root.split_evenly((rows, columns));
         for (&i, cell) in shown.iter().zip(cells.iter()) {
             let param = &config.params[i];
-            let series = Series::new(param, &thetas, i, window, args.scale);
+            let series = Series::new(param, &thetas, i, &weight, args.scale);
             let unit = match args.scale {
                 Scale::Value => units.get(&param.name).map_or("value", String::as_str),
                 Scale::CEnd => "(θ − start) / c_end",
@@ -132,7 +138,7 @@ fn units_of(config: &RunConfig) -> HashMap<String, String> {
 struct Series {
     /// θ after each pair, from the start at pair 0.
     theta: Vec<(f64, f64)>,
-    /// The running average over the averaging window, from its first pair.
+    /// The running average as the run writes it, from the first pair it weighs.
     average: Vec<(f64, f64)>,
     start: f64,
     pairs: f64,
@@ -143,7 +149,7 @@ impl Series {
         param: &TunedParam,
         thetas: &[Vec<f64>],
         i: usize,
-        window: usize,
+        weight: &dyn Fn(u64) -> f64,
         scale: Scale,
     ) -> Series {
         let y = |v: f64| match scale {
@@ -158,14 +164,15 @@ impl Series {
                     .map(|(k, t)| ((k + 1) as f64, y(t[i]))),
             )
             .collect();
-        let mut sum = 0.0;
+        let (mut sum, mut total) = (0.0, 0.0);
         let average = thetas
             .iter()
             .enumerate()
-            .skip(window)
-            .map(|(k, t)| {
-                sum += t[i];
-                ((k + 1) as f64, y(sum / (k + 1 - window) as f64))
+            .filter_map(|(k, t)| {
+                let w = weight(k as u64 + 1);
+                sum += w * t[i];
+                total += w;
+                (total > 0.0).then(|| ((k + 1) as f64, y(sum / total)))
             })
             .collect();
         Series {

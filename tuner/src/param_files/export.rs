@@ -48,7 +48,8 @@ pub struct Args {
 /// The `(c_end, r_end)` of every entry for an OpenBench tune: the file's where given, as
 /// written; the design's elsewhere (four significant digits), its prior c unprobed and
 /// its r for fishtest's reference game variance with no bound on the games (the
-/// precision's r: an OpenBench tune is long).
+/// precision's r before averaging, [`design::r_within`]: an OpenBench tune is long
+/// and writes back its last θ).
 pub fn openbench_ends(entries: &[occam_params::Param]) -> Vec<Option<(f64, f64)>> {
     let requests: Vec<design::Request> = entries
         .iter()
@@ -59,7 +60,14 @@ pub fn openbench_ends(entries: &[occam_params::Param]) -> Vec<Option<(f64, f64)>
             r_end: e.r_end,
         })
         .collect();
-    design::gains(&requests, 1.0, design::PRIOR_GAME_VARIANCE, f64::INFINITY)
+    // OpenBench writes back the last θ, not an average: the r whose noise ball in θ
+    // itself is the precision.
+    let r = design::r_within(
+        design::PRECISION,
+        requests.len(),
+        design::PRIOR_GAME_VARIANCE,
+    );
+    design::gains(&requests, 1.0, r)
         .into_iter()
         .map(|g| {
             let shown = |v: f64, designed: bool| if designed { design::rounded(v) } else { v };

@@ -13,7 +13,7 @@ use crate::matches::stats::Tally;
 use crate::spsa::design;
 use crate::spsa::rules::autoselect::Design;
 use crate::spsa::rules::{Designed, Fishtest, Occam, OpenBench, Pair, Param, ProbePlan, Rules};
-use crate::spsa::schedule::Hyper;
+use crate::spsa::schedule::{Averaging, Hyper};
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RuleSet {
@@ -30,8 +30,8 @@ pub enum RuleSet {
     /// --average-fraction.
     Constant,
     /// Occam's design: c a quarter of the range unless a probe of --probe-share of the
-    /// pairs shows that it costs too much, r for 0.5 Elo of noise, constant gains, the last
-    /// half averaged.
+    /// pairs shows that it costs too much, r for 0.5 Elo of noise, constant gains, θ
+    /// averaged with the weights of --average-power.
     Design,
 }
 
@@ -51,8 +51,11 @@ pub struct Tuner {
     pub design_worth: f64,
     /// The design's r as a multiple of Autoselect's.
     pub r_scale: f64,
-    /// Share of the run, at its end, that the design averages.
+    /// Share of the run, at its end, that the design averages (and plays gain pairs in).
     pub average_fraction: f64,
+    /// The design's weights: θ after pair k weighted by k^power (0: equal weights over
+    /// the `average_fraction`).
+    pub average_power: f64,
     /// The probe of `design`.
     pub probe: ProbePlan,
 }
@@ -112,7 +115,10 @@ impl Tuner {
                 params,
                 pairs,
                 self.probe,
-                self.average_fraction,
+                Averaging {
+                    fraction: self.average_fraction,
+                    power: self.average_power,
+                },
                 self.c_scale,
                 self.r_scale,
             )),
@@ -127,7 +133,11 @@ impl Tuner {
                     })
                     .collect();
                 let constant = Hyper::new(pairs, Some(0.0), 0.0, 0.0);
-                Box::new(Occam::with(params, constant, self.average_fraction))
+                let last = Averaging {
+                    fraction: self.average_fraction,
+                    power: 0.0,
+                };
+                Box::new(Occam::with(params, constant, last))
             }
         }
     }
@@ -151,9 +161,13 @@ impl Tuner {
                     scale => format!("; {name} × {scale}"),
                 };
                 let scales = scaled("c", self.c_scale) + &scaled("r", self.r_scale);
+                let average = match self.average_power {
+                    0.0 => format!("θ of the last {} averaged", self.average_fraction),
+                    p => format!("θ after pair k weighted by k^{p}"),
+                };
                 format!(
-                    "design (probe: {} of the pairs in {} stages{scales}; average of the last {})",
-                    self.probe.share, self.probe.stages, self.average_fraction
+                    "design (probe: {} of the pairs in {} stages{scales}; {average})",
+                    self.probe.share, self.probe.stages
                 )
             }
             RuleSet::Constant => format!(

@@ -68,9 +68,14 @@ pub struct Args {
     /// multiple of the design's own; a list sweeps each.
     #[arg(long, value_delimiter = ',', default_value = "1")]
     pub r_scale: Vec<f64>,
-    /// Share of the run, at its end, that --rules constant and design average.
-    #[arg(long, default_value_t = crate::spsa::design::AVERAGE_FRACTION)]
+    /// Share of the run, at its end, that --rules constant averages, and --rules design
+    /// plays its gain pairs in (and averages, with --average-power 0).
+    #[arg(long, default_value_t = crate::spsa::design::AVERAGING.fraction)]
     pub average_fraction: f64,
+    /// --rules design weights θ after pair k by k^P in its average, over the whole run;
+    /// 0: equal weights over --average-fraction.
+    #[arg(long, value_name = "P", default_value_t = crate::spsa::design::AVERAGING.power)]
+    pub average_power: f64,
     /// Share of the pairs that --rules design spends on its probe.
     #[arg(long, default_value_t = ProbePlan::DEFAULT.share)]
     pub probe_share: f64,
@@ -203,6 +208,7 @@ fn grid(args: &Args) -> Vec<Tuner> {
                     design_worth: args.design_worth,
                     r_scale,
                     average_fraction: args.average_fraction,
+                    average_power: args.average_power,
                     probe: ProbePlan {
                         share: args.probe_share,
                         stages: args.probe_stages,
@@ -397,6 +403,7 @@ mod tests {
                 design_worth: worth,
                 r_scale: 1.0,
                 average_fraction: 0.25,
+                average_power: 0.0,
                 probe: ProbePlan::DEFAULT,
             },
             seed: 1,

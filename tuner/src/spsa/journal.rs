@@ -15,7 +15,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
 use super::design::Request;
-use super::schedule::Hyper;
+use super::schedule::{Averaging, Hyper};
 use crate::matches::stats::Tally;
 use crate::param_files::write_atomically;
 
@@ -140,8 +140,13 @@ pub struct RunConfig {
     pub params: Vec<TunedParam>,
     pub hyper: Hyper,
     pub seed: u64,
-    /// Fraction of the run (at its end) over which θ is averaged.
+    /// Fraction of the run (at its end) over which θ is averaged (under a power, where
+    /// gain pairs are played).
     pub average_fraction: f64,
+    /// θ after pair k is weighted by k^power over the whole run ([`Averaging`]); 0,
+    /// and absent from the journal: equal weights over the `average_fraction`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub average_power: f64,
     /// The run plays the design (`spsa::design`): constant gains, some or all of them
     /// designed, because a tuned parameter's file left out `c_end` or `r_end`. False
     /// (and absent from the journal): fishtest's decaying gains from the files' values.
@@ -173,6 +178,17 @@ impl RunConfig {
     pub fn averaging_window_start(&self) -> u64 {
         self.hyper.averaging_window_start(self.average_fraction)
     }
+
+    pub fn averaging(&self) -> Averaging {
+        Averaging {
+            fraction: self.average_fraction,
+            power: self.average_power,
+        }
+    }
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// A parameter a run leaves out, and why.
@@ -188,9 +204,14 @@ pub struct State {
     /// Results applied so far (the journal sequence number of the last one).
     pub seq: u64,
     pub theta: Vec<f64>,
-    /// Sum and count of θ over the averaging window.
+    /// The weighted sum of θ ([`RunConfig::averaging`]), and the pairs applied in the
+    /// averaging window.
     pub average_sum: Vec<f64>,
     pub average_count: u64,
+    /// The sum of the weights; absent from checkpoints of runs with equal weights,
+    /// whose sum is `average_count`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub average_weight: f64,
     pub min_seen: Vec<f64>,
     pub max_seen: Vec<f64>,
     /// θ+ results: wins, draws, losses (games) and pentanomial pair counts.
@@ -215,6 +236,7 @@ impl State {
             theta: theta.clone(),
             average_sum: vec![0.0; theta.len()],
             average_count: 0,
+            average_weight: 0.0,
             min_seen: theta.clone(),
             max_seen: theta,
             wdl: [0; 3],
@@ -507,6 +529,7 @@ pub mod tests {
             hyper: Hyper::new(pairs, None, Hyper::ALPHA, Hyper::GAMMA),
             seed,
             average_fraction: 0.25,
+            average_power: 0.0,
             designed: false,
             rules: RunRules::Occam,
             games: "synthetic".into(),

@@ -46,7 +46,7 @@ use crate::run_files::{self, WriteLocks};
 use journal::{LeftOut, Requested, RunConfig, RunFiles, RunRules, TunedParam};
 use progress::Progress;
 use rules::{Fishtest, Param};
-use schedule::Hyper;
+use schedule::{Averaging, Hyper};
 use server::{Server, WorkItem};
 use tuned_side::{Candidate, External, InProcess, Slot, TunedSide};
 
@@ -66,7 +66,7 @@ fn r_end_text(config: &RunConfig) -> String {
 }
 
 /// The share of a decaying run, at its end, whose θ are averaged (a designed run
-/// averages [`design::AVERAGE_FRACTION`]).
+/// averages as [`design::AVERAGING`] says).
 pub const DEFAULT_AVERAGE_FRACTION: f64 = 0.25;
 
 /// Planned pairs of the default run: about 12 minutes on two cores at the default 8000
@@ -118,8 +118,9 @@ pub struct Args {
     #[arg(long, conflicts_with = "restart")]
     pub resume: bool,
     /// Write the values the run in the journal has reached, without playing: the
-    /// average over the averaging window (the last --average-fraction of the planned
-    /// pairs) once it has begun, else the last θ (the line printed says which). The
+    /// average (a designed run's from its first pair, else over the averaging window,
+    /// the last --average-fraction of the planned pairs) once it has begun, else the
+    /// last θ (the line printed says which). The
     /// journal is left as it is, so the run can still be continued with --resume.
     #[arg(long, conflicts_with_all = ["restart", "resume"])]
     pub finish: bool,
@@ -140,8 +141,9 @@ pub struct Args {
     /// (see docs/spsa.md). A resumed run must give its own.
     #[arg(long, value_enum, default_value_t = RunRules::Occam)]
     pub rules: RunRules,
-    /// Fraction of the run, at its end, over which θ is averaged [default: 0.25; 0.5
-    /// for a run that plays the design].
+    /// Fraction of the run, at its end, over which θ is averaged, equally weighted
+    /// [default: 0.25; a run that plays the design averages every θ, the one after
+    /// pair k weighted by k², and plays its gain pairs in the last half].
     #[arg(long, value_name = "F")]
     pub average_fraction: Option<f64>,
     /// SPSA stability constant A of the decaying schedule [default: 0.1·pairs; with
@@ -275,19 +277,20 @@ fn report_stop(plan: &TunePlan, server: &Server) {
     );
 }
 
-/// Which θ a write-back takes now: the average once its window has begun, else the
-/// last θ.
+/// Which θ a write-back takes now: the average once it has begun, else the last θ.
 fn what_finish_writes(server: &Server, output: Output) -> String {
     let window = server.config.averaging_window_start() + 1;
+    let done = server.pairs_done();
     match output {
         Output::Last => "the last θ".to_string(),
-        Output::Average if server.state.average_count == 0 => {
+        Output::Average if !server.average_begun() => {
             format!("the last θ: the averaging window, from pair {window} on, has not begun")
         }
-        Output::Average => format!(
-            "the average of θ over pairs {window}..{}",
-            server.pairs_done()
+        Output::Average if server.config.average_power > 0.0 => format!(
+            "the average of θ over pairs 1..{done}, weighted by the pair's index to the power {}",
+            server.config.average_power
         ),
+        Output::Average => format!("the average of θ over pairs {window}..{done}"),
     }
 }
 
@@ -479,6 +482,7 @@ fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
         hyper: resolved.hyper,
         seed: args.games.seed,
         average_fraction: resolved.average_fraction,
+        average_power: resolved.average_power,
         designed: resolved.designed,
         rules: args.rules,
         games: args.games.describe(),
@@ -632,6 +636,8 @@ struct Resolved {
     sources: Vec<(Source, Source)>,
     hyper: Hyper,
     average_fraction: f64,
+    /// The power of the average's weights ([`Averaging::power`]).
+    average_power: f64,
     /// The run plays the design's constant gains.
     designed: bool,
     /// The designed r is the short run's ([`design::r_for_budget`]), not the precision's.
@@ -652,8 +658,8 @@ pub fn designed_gains(
     pairs: u64,
 ) -> Vec<design::Gains> {
     let requests: Vec<design::Request> = requested.iter().map(Requested::design_request).collect();
-    let games = 2.0 * pairs as f64;
-    design::gains_within(&requests, c_scale, game_variance, precision, games)
+    let r = design::designed_r(precision, requests.len(), game_variance, 2.0 * pairs as f64);
+    design::gains(&requests, c_scale, r)
 }
 
 /// The SPSA pairs the design expects to need to end within `precision` Elo of the
@@ -667,8 +673,9 @@ fn until_pairs(precision: f64, n: usize, game_variance: f64) -> u64 {
 /// How a new run plays. When every tuned parameter's file gives both `c_end` and
 /// `r_end`: fishtest's decaying gains from them (`--spsa-a`, `--alpha`, `--gamma`), the
 /// last quarter averaged. Otherwise the design: constant gains ([`designed_gains`],
-/// scaled by what the probe found), the last half averaged, over the pairs the probe
-/// left. `--r-end` sets r and `--average-fraction` the averaging either way.
+/// scaled by what the probe found), every θ averaged with [`design::AVERAGING`]'s
+/// weights, over the pairs the probe left. `--r-end` sets r and `--average-fraction`
+/// an equally weighted average of that last share either way.
 ///
 /// Under fishtest's rules always the decaying gains, A = ⌊0.1·N⌋ as fishtest has it,
 /// with Stockfish's `TUNE` defaults where a file leaves out `c_end` or `r_end`. The
@@ -676,7 +683,7 @@ fn until_pairs(precision: f64, n: usize, game_variance: f64) -> u64 {
 fn resolve(requested: &[Requested], args: &Args, probing: &Probing) -> Resolved {
     let designed = args.rules.is_occam() && !requested.iter().all(Requested::given);
     let mut short_run = false;
-    let (ends, hyper, average_fraction): (Vec<(f64, f64, Source, Source)>, _, _) = if designed {
+    let (ends, hyper, averaging): (Vec<(f64, f64, Source, Source)>, _, _) = if designed {
         let from = |designed: bool| {
             if designed {
                 Source::Designed
@@ -693,7 +700,7 @@ fn resolve(requested: &[Requested], args: &Args, probing: &Probing) -> Resolved 
             .map(|g| (g.c, g.r, from(g.designed_c), from(g.designed_r)))
             .collect();
         let constant = Hyper::new(pairs, Some(0.0), 0.0, 0.0);
-        (ends, constant, design::AVERAGE_FRACTION)
+        (ends, constant, design::AVERAGING)
     } else {
         let ends = requested
             .iter()
@@ -719,7 +726,19 @@ fn resolve(requested: &[Requested], args: &Args, probing: &Probing) -> Resolved 
             args.alpha.unwrap_or(Hyper::ALPHA),
             args.gamma.unwrap_or(Hyper::GAMMA),
         );
-        (ends, decaying, DEFAULT_AVERAGE_FRACTION)
+        let last_quarter = Averaging {
+            fraction: DEFAULT_AVERAGE_FRACTION,
+            power: 0.0,
+        };
+        (ends, decaying, last_quarter)
+    };
+    // --average-fraction: θ of that last share, equally weighted.
+    let averaging = match args.average_fraction {
+        Some(fraction) => Averaging {
+            fraction,
+            power: 0.0,
+        },
+        None => averaging,
     };
     let (params, sources) = requested
         .iter()
@@ -733,7 +752,8 @@ fn resolve(requested: &[Requested], args: &Args, probing: &Probing) -> Resolved 
         params,
         sources,
         hyper,
-        average_fraction: args.average_fraction.unwrap_or(average_fraction),
+        average_fraction: averaging.fraction,
+        average_power: averaging.power,
         designed,
         short_run,
         probing: Probing { ..*probing },
@@ -769,6 +789,10 @@ fn plan_lines(config: &RunConfig, resolved: &Resolved, output: Output) -> Vec<St
     let n = config.params.len();
     let result = match (config.rules, output) {
         (RunRules::Fishtest, _) => "result: the last θ".to_string(),
+        (_, Output::Average) if config.average_power > 0.0 => format!(
+            "result: θ averaged over the run, θ after pair k weighted by k^{}",
+            config.average_power
+        ),
         (_, Output::Average) => format!(
             "result: θ averaged over the last {}% of the pairs",
             short(100.0 * config.average_fraction)
@@ -1450,8 +1474,12 @@ mod tests {
         let r = resolve(&mixed, &args("x.json --pairs 200000"), &Probing::NONE);
         assert!(r.designed && !r.short_run);
         assert_eq!(r.hyper, Hyper::new(200_000, Some(0.0), 0.0, 0.0));
-        assert_eq!(r.average_fraction, design::AVERAGE_FRACTION);
-        let designed_r = design::r_within(design::PRECISION, 3, design::PRIOR_GAME_VARIANCE);
+        let averaging = (r.average_fraction, r.average_power);
+        assert_eq!(
+            averaging,
+            (design::AVERAGING.fraction, design::AVERAGING.power)
+        );
+        let designed_r = design::precision_r(design::PRECISION, 3, design::PRIOR_GAME_VARIANCE);
         let ends: Vec<_> = r.params.iter().map(|p| (p.c_end, p.r_end)).collect();
         assert_eq!(ends, [(10.0, 0.002), (50.0, designed_r), (4.0, designed_r)]);
         assert_eq!(
@@ -1481,7 +1509,8 @@ mod tests {
         );
         assert!(r.params.iter().all(|p| p.r_end == 0.01));
         assert_eq!(r.sources[1], (Source::Designed, Source::Flag));
-        assert_eq!(r.average_fraction, 0.3);
+        // --average-fraction: that share, equally weighted.
+        assert_eq!((r.average_fraction, r.average_power), (0.3, 0.0));
         // A probe that took 120 pairs, halved c and measured noisier games: c halves,
         // r follows the variance, the SPSA pairs are what is left.
         let probing = Probing {
@@ -1498,7 +1527,7 @@ mod tests {
         );
         assert_eq!(
             r.params[1].r_end,
-            design::r_within(design::PRECISION, 3, 0.78)
+            design::precision_r(design::PRECISION, 3, 0.78)
         );
         assert_eq!(r.params[0].r_end, 0.002);
     }
@@ -1541,6 +1570,7 @@ mod tests {
             hyper: r.hyper,
             seed: 1,
             average_fraction: r.average_fraction,
+            average_power: r.average_power,
             designed: r.designed,
             rules: a.rules,
             games: String::new(),
@@ -1601,7 +1631,8 @@ mod tests {
         );
         assert_eq!(plan.len(), 4, "{plan:#?}");
         assert!(
-            plan[0].contains("constant gains") && plan[0].contains("last 50% of the pairs"),
+            plan[0].contains("constant gains")
+                && plan[0].contains("θ averaged over the run, θ after pair k weighted by k^2"),
             "{}",
             plan[0]
         );

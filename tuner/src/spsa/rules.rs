@@ -10,7 +10,8 @@
 //!   difference as divisor, one rounding draw for both sides, the inward shift at a
 //!   bound, the averaged result);
 //! - [`Designed`]: Occam's design (`spsa::design`): a probe of what a perturbation
-//!   costs, then constant gains chosen from it and the budget, the last half averaged.
+//!   costs, then constant gains chosen from it and the budget, every θ averaged with
+//!   weights growing as the square of its pair's index.
 //!
 //! A rule owns θ. Each iteration it proposes the integer values θ+ and θ− for every
 //! parameter ([`Rules::perturb`]), someone plays [`Rules::pairs_per_iteration`] game

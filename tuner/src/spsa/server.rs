@@ -331,11 +331,17 @@ impl Server {
             s.max_seen[i] = s.max_seen[i].max(s.theta[i]);
         }
         s.seq += 1;
-        // Polyak–Ruppert: average θ over the last part of the run.
-        if s.seq > self.config.averaging_window_start() {
+        // Polyak–Ruppert: average θ, weighted as the run's averaging says.
+        let weight = self.config.averaging().weight(s.seq, &hyper);
+        if weight > 0.0 {
             for (sum, t) in s.average_sum.iter_mut().zip(&s.theta) {
-                *sum += t;
+                *sum += weight * t;
             }
+            if self.config.average_power > 0.0 {
+                s.average_weight += weight;
+            }
+        }
+        if s.seq > self.config.averaging_window_start() {
             s.average_count += 1;
         }
         for (total, n) in s.wdl.iter_mut().zip(wdl) {
@@ -420,16 +426,27 @@ impl Server {
         Ok(())
     }
 
-    /// θ averaged over the window (the last θ when the window is still empty).
+    /// θ averaged (the last θ while nothing is).
     pub fn average(&self) -> Vec<f64> {
-        if self.state.average_count == 0 {
+        let total = self.average_weight();
+        if total == 0.0 {
             return self.state.theta.clone();
         }
-        self.state
-            .average_sum
-            .iter()
-            .map(|s| s / self.state.average_count as f64)
-            .collect()
+        self.state.average_sum.iter().map(|s| s / total).collect()
+    }
+
+    /// The weights summed so far: with equal weights, the pairs in the window.
+    fn average_weight(&self) -> f64 {
+        if self.config.average_power > 0.0 {
+            self.state.average_weight
+        } else {
+            self.state.average_count as f64
+        }
+    }
+
+    /// Whether the average has begun (under a power, from the first pair).
+    pub fn average_begun(&self) -> bool {
+        self.average_weight() > 0.0
     }
 
     /// Whether a gain pair is due: inside the averaging window, one for every `every`

@@ -6,11 +6,11 @@
 //! perturbation costs clearly more than [`COST_TARGET`](crate::spsa::design::COST_TARGET)
 //! Elo a parameter. The probe's pairs also measure how much a pair's result varies,
 //! which sets r. The pairs left run Occam's mechanics with the design's constant
-//! gains, the result θ averaged over their last half.
+//! gains, the result their θ averaged as [`design::AVERAGING`] weighs them.
 
 use super::{Draws, Occam, Pair, Param, Rules};
 use crate::spsa::design::{self, Probe, Request};
-use crate::spsa::schedule::Hyper;
+use crate::spsa::schedule::{Averaging, Hyper};
 
 /// The probe's share of the pairs and its number of stages.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -42,7 +42,7 @@ pub struct Designed {
     probe: Probe,
     /// The finished stages.
     finished: Vec<Probe>,
-    average_fraction: f64,
+    averaging: Averaging,
     /// A factor on the designed r (1 plays the design).
     r_scale: f64,
     /// The constant-gain run after the probe.
@@ -58,7 +58,7 @@ impl Designed {
         params: Vec<Param>,
         pairs: u64,
         probe: ProbePlan,
-        average_fraction: f64,
+        averaging: Averaging,
         c_scale: f64,
         r_scale: f64,
     ) -> Designed {
@@ -83,7 +83,7 @@ impl Designed {
             stage_pairs,
             probe: Probe::at(c_scale),
             finished: vec![],
-            average_fraction,
+            averaging,
             r_scale,
             tune: None,
         };
@@ -110,7 +110,9 @@ impl Designed {
     fn begin_tune(&mut self, c_scale: f64) {
         let left = (self.pairs - self.probe_pairs).max(1);
         let variance = design::pooled_game_variance(&self.finished);
-        let gains = design::gains(&self.requests, c_scale, variance, 2.0 * left as f64);
+        let n = self.params.len();
+        let r = design::designed_r(design::PRECISION, n, variance, 2.0 * left as f64);
+        let gains = design::gains(&self.requests, c_scale, r);
         let params = self
             .params
             .iter()
@@ -122,7 +124,7 @@ impl Designed {
             })
             .collect();
         let constant = Hyper::new(left, Some(0.0), 0.0, 0.0);
-        self.tune = Some(Occam::with(params, constant, self.average_fraction));
+        self.tune = Some(Occam::with(params, constant, self.averaging));
     }
 }
 
@@ -198,7 +200,7 @@ mod tests {
             share: 0.2,
             stages: 2,
         };
-        let mut rules = Designed::new(params, 100, probe, 0.5, 1.0, 1.0);
+        let mut rules = Designed::new(params, 100, probe, design::AVERAGING, 1.0, 1.0);
         // Prior c = 50; u = 0.5, flips +1, −1: 200.5 (clamped to 200) and 100.5.
         let pair = rules.perturb(1, &mut Script::new(&[1, -1], &[0.5]));
         assert_eq!(pair.plus, vec![200, 100]);
@@ -235,7 +237,7 @@ mod tests {
             stages: 2,
         };
         // Prior c = 50, halved: the probe moves the start by 25.
-        let rules = Designed::new(params.clone(), 100, probe, 0.5, 0.5, 1.0);
+        let rules = Designed::new(params.clone(), 100, probe, design::AVERAGING, 0.5, 1.0);
         let pair = rules.perturb(1, &mut Script::new(&[1, -1], &[0.0]));
         assert_eq!((pair.plus, pair.minus), (vec![125, 75], vec![100, 100]));
         // Without a probe the tune begins at once, its pairs 2 × 25 apart.
@@ -243,7 +245,7 @@ mod tests {
             share: 0.0,
             stages: 1,
         };
-        let rules = Designed::new(params, 100, none, 0.5, 0.5, 1.0);
+        let rules = Designed::new(params, 100, none, design::AVERAGING, 0.5, 1.0);
         let pair = rules.perturb(1, &mut Script::new(&[1, 1], &[0.0]));
         assert_eq!((pair.plus[0], pair.minus[0]), (125, 75));
     }

@@ -5,10 +5,10 @@
 //! every parameter, ⌊θ ± c_k·flip + u⌋; a pair that rounds to one value is widened to
 //! m ± 1, and a pair past a bound is shifted inwards whole. The update divides by the
 //! realised half-difference h: θ ← clip(θ + a_k/h·(W − L)·flip). The result is θ
-//! averaged over the last quarter of the run.
+//! averaged: over the last quarter of the run by default, or as an [`Averaging`] says.
 
 use super::{Decay, Draws, Pair, Param, Rules};
-use crate::spsa::schedule::{Gains, Hyper, Realised, realise, step};
+use crate::spsa::schedule::{Averaging, Gains, Hyper, Realised, realise, step};
 
 /// `tuner spsa --average-fraction`'s default.
 pub const DEFAULT_AVERAGE_FRACTION: f64 = 0.25;
@@ -18,21 +18,26 @@ pub struct Occam {
     hyper: Hyper,
     gains: Vec<Gains>,
     theta: Vec<f64>,
-    average_fraction: f64,
+    averaging: Averaging,
     /// Pairs applied so far (the server's `seq`).
     seq: u64,
+    /// The weighted sum of θ and the sum of the weights.
     average_sum: Vec<f64>,
-    average_count: u64,
+    average_weight: f64,
 }
 
 impl Occam {
     /// `tuner spsa`'s defaults for `pairs` planned pairs.
     pub fn new(params: Vec<Param>, pairs: u64) -> Occam {
         let hyper = Hyper::new(pairs, None, Hyper::ALPHA, Hyper::GAMMA);
-        Occam::with(params, hyper, DEFAULT_AVERAGE_FRACTION)
+        let last_quarter = Averaging {
+            fraction: DEFAULT_AVERAGE_FRACTION,
+            power: 0.0,
+        };
+        Occam::with(params, hyper, last_quarter)
     }
 
-    pub fn with(params: Vec<Param>, hyper: Hyper, average_fraction: f64) -> Occam {
+    pub fn with(params: Vec<Param>, hyper: Hyper, averaging: Averaging) -> Occam {
         let gains = params
             .iter()
             .map(|p| Gains::new(p.c_end, p.r_end, &hyper))
@@ -44,9 +49,9 @@ impl Occam {
             hyper,
             gains,
             theta,
-            average_fraction,
+            averaging,
             seq: 0,
-            average_count: 0,
+            average_weight: 0.0,
         }
     }
 }
@@ -88,11 +93,12 @@ impl Rules for Occam {
             self.theta[i] = p.clamp(moved);
         }
         self.seq += 1;
-        if self.seq > self.hyper.averaging_window_start(self.average_fraction) {
+        let weight = self.averaging.weight(self.seq, &self.hyper);
+        if weight > 0.0 {
             for (sum, t) in self.average_sum.iter_mut().zip(&self.theta) {
-                *sum += t;
+                *sum += weight * t;
             }
-            self.average_count += 1;
+            self.average_weight += weight;
         }
     }
 
@@ -100,13 +106,13 @@ impl Rules for Occam {
         &self.theta
     }
 
-    /// θ averaged over the window; the last θ while the window is empty.
+    /// θ averaged; the last θ while nothing is.
     fn result(&self) -> Vec<f64> {
-        if self.average_count == 0 {
+        if self.average_weight == 0.0 {
             return self.theta.clone();
         }
-        let n = self.average_count as f64;
-        self.average_sum.iter().map(|s| s / n).collect()
+        let total = self.average_weight;
+        self.average_sum.iter().map(|s| s / total).collect()
     }
 }
 
@@ -165,5 +171,25 @@ mod tests {
         let expected = (after[6] + after[7]) / 2.0;
         assert!((rules.result()[0] - expected).abs() < 1e-12);
         assert!(after[7] > after[6] && after[6] > after[5]);
+    }
+
+    #[test]
+    fn a_power_weights_every_theta_by_its_pairs_index() {
+        // Power 2 over 3 pairs: θ after pairs 1, 2, 3 weighted 1, 4, 9.
+        let squares = Averaging {
+            fraction: 0.5,
+            power: 2.0,
+        };
+        let hyper = Hyper::new(3, Some(0.0), 0.0, 0.0);
+        let mut rules = Occam::with(vec![param(100.0, 4.0)], hyper, squares);
+        let mut after = vec![];
+        for k in 1..=3 {
+            let mut draws = Script::new(&[1], &[0.5]);
+            rules.step(k, &mut draws, &mut |_| 2);
+            after.push(rules.theta()[0]);
+        }
+        let expected = (after[0] + 4.0 * after[1] + 9.0 * after[2]) / 14.0;
+        assert!((rules.result()[0] - expected).abs() < 1e-12);
+        assert!(after[2] > after[1] && after[1] > after[0]);
     }
 }
