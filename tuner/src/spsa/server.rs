@@ -891,6 +891,45 @@ mod tests {
         assert_eq!(rules.result(), server.average());
     }
 
+    /// A designed run's average (every θ weighted by its pair's index squared) is the
+    /// same in the server and in the rules, and survives a resume from the journal.
+    #[test]
+    fn the_weighted_average_follows_the_server_and_survives_a_resume() {
+        use crate::spsa::design::AVERAGING;
+        use crate::spsa::rules::{Occam, Param, Rules};
+        let mut cfg = config(vec![param("a", 60.0), param("b", 150.0)], 40, 5);
+        cfg.hyper = crate::spsa::schedule::Hyper::new(40, Some(0.0), 0.0, 0.0);
+        (cfg.average_fraction, cfg.average_power) = (AVERAGING.fraction, AVERAGING.power);
+        let dir = scratch("weighted");
+        let files = RunFiles::new(dir.join("w.spsa.jsonl"));
+        let mut server = Server::new(cfg.clone(), Some(files.clone())).unwrap();
+        let same = |start| Param::new(start, 0, 200, Some(4.0), Some(0.01));
+        let mut rules = Occam::with(vec![same(60.0), same(150.0)], cfg.hyper, AVERAGING);
+        let mut weighted = [0.0; 2];
+        let mut total = 0.0;
+        while let Some(item) = server.next_work() {
+            let pair = pair_of(&item);
+            apply_alike(&mut server, &mut rules, &item, &pair);
+            let w = (item.k as f64).powi(2);
+            for (sum, t) in weighted.iter_mut().zip(&server.state.theta) {
+                *sum += w * t;
+            }
+            total += w;
+        }
+        let by_hand: Vec<f64> = weighted.iter().map(|s| s / total).collect();
+        let average = server.average();
+        for (a, b) in average.iter().zip(&by_hand) {
+            assert!((a - b).abs() < 1e-9, "{average:?} {by_hand:?}");
+        }
+        assert_eq!(rules.result(), average);
+        // Gain pairs are counted in the last half only.
+        assert_eq!(server.state.average_count, 20);
+        drop(server);
+        let resumed = Server::resume(files).unwrap();
+        assert_eq!(resumed.average(), average);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// Scores `item` alike in the server and in `rules` (a scripted pentanomial result)
     /// and checks that both moved θ the same.
     fn apply_alike(
