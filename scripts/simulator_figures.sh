@@ -35,8 +35,14 @@ GRID4X="--seeds 200 --c-scale 0.5,1,2 --r-end 0.0005,0.001,0.002,0.004"
 # fishtest's grid at c_end <= range/10 (and range/5) at four times the design's games.
 DESIGN16="--coarse-seeds 50 --seeds 200 --max-games 16000000"
 GRID4X16="--seeds 200 --c-scale 1,2,4 --r-end 0.0005,0.001,0.002,0.004"
-# The design's r scaled, on the same streams, a little below each family's games needed.
+# The design's r scaled, on the same streams, a little below each family's games needed:
+# figures of the design before 30a4a4a (equal weights over the last half, Autoselect's
+# r), which that commit's tuner reproduces (TUNER=).
 RSCALE4="--seeds 400 --r-scale 1,1.2,1.4,1.6"
+# The design's average: today's (θ after pair k weighted by k²) at Autoselect's r × 1,
+# 1.1, 1.2 (today's) and 1.3, and the equal weights over the last half at × 1 (before).
+WEIGHTS4="--seeds 1000 --r-scale 0.8333333333333334,0.9166666666666667,1,1.0833333333333333"
+BEFORE4="--seeds 1000 --average-power 0 --r-scale 0.8333333333333334"
 
 # name, then the arguments of `tuner simulate`.
 figures() {
@@ -104,6 +110,27 @@ design-r-scale-quartic-n4 --rules design --params 4 --landscape quartic --games 
 design-r-scale-unequal-n4 --rules design --params 4 --landscape unequal --games 116000 $RSCALE4
 design-r-scale-asymmetric-n4 --rules design --params 4 --landscape asymmetric --games 218000 $RSCALE4
 design-r-scale-correlated-n4 --rules design --params 4 --landscape correlated --games 508000 $RSCALE4
+design-weights-bowls-n4 --rules design --params 4 --games 118000 $WEIGHTS4
+design-weights-quartic-n4 --rules design --params 4 --landscape quartic --games 74000 $WEIGHTS4
+design-weights-unequal-n4 --rules design --params 4 --landscape unequal --games 116000 $WEIGHTS4
+design-weights-asymmetric-n4 --rules design --params 4 --landscape asymmetric --games 218000 $WEIGHTS4
+design-weights-correlated-n4 --rules design --params 4 --landscape correlated --games 508000 $WEIGHTS4
+design-before-bowls-n4 --rules design --params 4 --games 118000 $BEFORE4
+design-before-quartic-n4 --rules design --params 4 --landscape quartic --games 74000 $BEFORE4
+design-before-unequal-n4 --rules design --params 4 --landscape unequal --games 116000 $BEFORE4
+design-before-asymmetric-n4 --rules design --params 4 --landscape asymmetric --games 218000 $BEFORE4
+design-before-correlated-n4 --rules design --params 4 --landscape correlated --games 508000 $BEFORE4
+design-weights-bowls-n16 --rules design --params 16 --games 280000 --seeds 400 --r-scale 0.8333333333333334,1
+design-weights-unequal-n16 --rules design --params 16 --landscape unequal --games 200000 --seeds 400 --r-scale 0.8333333333333334,1
+design-weights-quartic-n16 --rules design --params 16 --landscape quartic --games 88000 --seeds 400 --r-scale 0.8333333333333334,1
+design-before-bowls-n16 --rules design --params 16 --games 280000 --seeds 400 --average-power 0 --r-scale 0.8333333333333334
+design-before-unequal-n16 --rules design --params 16 --landscape unequal --games 200000 --seeds 400 --average-power 0 --r-scale 0.8333333333333334
+design-before-quartic-n16 --rules design --params 16 --landscape quartic --games 88000 --seeds 400 --average-power 0 --r-scale 0.8333333333333334
+design-asymmetric-4m-n16 --rules design --params 16 --landscape asymmetric --games 4000000 --seeds 50
+design-asymmetric-16m-n16 --rules design --params 16 --landscape asymmetric --games 16000000 --seeds 50
+design-at-before-quartic-n77 --rules design --params 77 --landscape quartic --games 322491 --seeds 100
+design-at-before-unequal-n77 --rules design --params 77 --landscape unequal --games 924238 --seeds 100
+design-at-before-correlated-n77 --rules design --params 77 --landscape correlated --games 4476153 --seeds 100
 EOF
 }
 

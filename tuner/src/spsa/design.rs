@@ -139,9 +139,11 @@ fn lifetime_r(games: f64) -> f64 {
 }
 
 /// How many times coarser than `precision` a run of `games` tuning games can end, at
-/// least 1: the short run's r (uncapped) over the precision's, which is also a third
-/// of the games the precision needs over `games`. The probe lets a perturbation cost
-/// that many times its target.
+/// least 1: the short run's r (uncapped) over Autoselect's for the precision
+/// ([`r_within`], not the designed [`precision_r`]: measured against that, the target
+/// of short runs fell by 1.2 and their probes shrank c more, which cost quartic shapes
+/// at 12,000 and 48,000 games, 16 parameters worth 50, 0.44 → 0.64 and 3.9 → 5.2 Elo
+/// left). The probe lets a perturbation cost that many times its target.
 ///
 /// In the simulator (measured pair outcomes, 200 seeds, mean loss left), where ranges
 /// are steep (each parameter worth 50 Elo at its edge) and the target would shrink c:
@@ -150,7 +152,7 @@ fn lifetime_r(games: f64) -> f64 {
 /// 48,000; 4 bowls from 20 Elo lost, 4.2 → 0.7 at 5,000. Where the prior c already
 /// costs about its target (worth 2 Elo) the runs are the same within 0.04 Elo.
 pub fn short_run_reach(precision: f64, n: usize, game_variance: f64, games: f64) -> f64 {
-    (lifetime_r(games) / precision_r(precision, n, game_variance)).max(1.0)
+    (lifetime_r(games) / r_within(precision, n, game_variance)).max(1.0)
 }
 
 /// The designed r of `n` parameters in a run of `games` tuning games: the
