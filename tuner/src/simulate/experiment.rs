@@ -133,10 +133,7 @@ impl Tuner {
                     })
                     .collect();
                 let constant = Hyper::new(pairs, Some(0.0), 0.0, 0.0);
-                let last = Averaging {
-                    fraction: self.average_fraction,
-                    power: 0.0,
-                };
+                let last = Averaging::last(self.average_fraction);
                 Box::new(Occam::with(params, constant, last))
             }
         }

@@ -726,20 +726,10 @@ fn resolve(requested: &[Requested], args: &Args, probing: &Probing) -> Resolved 
             args.alpha.unwrap_or(Hyper::ALPHA),
             args.gamma.unwrap_or(Hyper::GAMMA),
         );
-        let last_quarter = Averaging {
-            fraction: DEFAULT_AVERAGE_FRACTION,
-            power: 0.0,
-        };
-        (ends, decaying, last_quarter)
+        (ends, decaying, Averaging::last(DEFAULT_AVERAGE_FRACTION))
     };
     // --average-fraction: θ of that last share, equally weighted.
-    let averaging = match args.average_fraction {
-        Some(fraction) => Averaging {
-            fraction,
-            power: 0.0,
-        },
-        None => averaging,
-    };
+    let averaging = args.average_fraction.map_or(averaging, Averaging::last);
     let (params, sources) = requested
         .iter()
         .zip(ends)

@@ -49,6 +49,14 @@ pub struct Averaging {
 }
 
 impl Averaging {
+    /// θ of the run's last `fraction`, equally weighted.
+    pub const fn last(fraction: f64) -> Averaging {
+        Averaging {
+            fraction,
+            power: 0.0,
+        }
+    }
+
     /// The weight of θ after pair `seq` (from 1) in a run of `hyper.pairs` pairs.
     pub fn weight(&self, seq: u64, hyper: &Hyper) -> f64 {
         if self.power > 0.0 {

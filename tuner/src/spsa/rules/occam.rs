@@ -30,11 +30,7 @@ impl Occam {
     /// `tuner spsa`'s defaults for `pairs` planned pairs.
     pub fn new(params: Vec<Param>, pairs: u64) -> Occam {
         let hyper = Hyper::new(pairs, None, Hyper::ALPHA, Hyper::GAMMA);
-        let last_quarter = Averaging {
-            fraction: DEFAULT_AVERAGE_FRACTION,
-            power: 0.0,
-        };
-        Occam::with(params, hyper, last_quarter)
+        Occam::with(params, hyper, Averaging::last(DEFAULT_AVERAGE_FRACTION))
     }
 
     pub fn with(params: Vec<Param>, hyper: Hyper, averaging: Averaging) -> Occam {
