@@ -65,6 +65,10 @@ design-quartic-n4 --rules design --params 4 --landscape quartic $DESIGN
 design-unequal-n4 --rules design --params 4 --landscape unequal $DESIGN
 design-asymmetric-n4 --rules design --params 4 --landscape asymmetric $DESIGN
 design-correlated-n4 --rules design --params 4 --landscape correlated $DESIGN
+design-c1.1-bowls-n4 --rules design --params 4 --c-scale 1.1 $DESIGN
+design-c1.1-quartic-n4 --rules design --params 4 --landscape quartic --c-scale 1.1 $DESIGN
+design-c1.1-unequal-n4 --rules design --params 4 --landscape unequal --c-scale 1.1 $DESIGN
+design-c1.1-asymmetric-n4 --rules design --params 4 --landscape asymmetric --c-scale 1.1 $DESIGN
 design-bowls-n16 --rules design --params 16 $DESIGN
 design-bowls-n77 --rules design --params 77 --max-games 40000000
 fishtest-sweep-quartic-n4 --rules fishtest --params 4 --landscape quartic $SWEEP
