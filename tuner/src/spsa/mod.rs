@@ -66,8 +66,8 @@ fn r_end_text(config: &RunConfig) -> String {
 }
 
 /// The share of a decaying run, at its end, whose θ are averaged (a designed run
-/// averages as [`design::AVERAGING`] says).
-pub const DEFAULT_AVERAGE_FRACTION: f64 = 0.25;
+/// averages as [`design::AVERAGING`] says): Occam's rules' own default.
+pub use rules::occam::DEFAULT_AVERAGE_FRACTION;
 
 /// Planned pairs of the default run: about 12 minutes on two cores at the default 8000
 /// nodes per move (1000 pairs took 5.8 minutes at 5.75 games/s on the development machine).
