@@ -64,7 +64,7 @@ fn rust_format_written_with_o_compiles_and_carries_provenance() {
     assert!(text.contains("// SPRT: H1 accepted"), "{text}");
     assert!(text.contains("params/search.json"), "{text}");
     // Each declaration's text is checked by the unit tests of
-    // tuner/src/param_files/export.rs; here: the binary writes one per parameter, and
+    // tuner/src/exchange/export.rs; here: the binary writes one per parameter, and
     // they compile.
     assert_eq!(text.matches("pub const ").count(), PARAM_SPECS.len());
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());

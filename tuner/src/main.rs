@@ -1,19 +1,35 @@
 //! `tuner`: Occam's tuning lab. SPSA self-play tuning, matches with SPRT,
 //! Texel tuning of the evaluation, and export of frozen parameter headers.
+//!
+//! Layers, bottom to top: a module imports only its own layer and those below
+//! (`scripts/layers.py` checks it in CI; docs/architecture.md draws the map).
+//!
+//! 0. base: `stats`, `text`, `run_files`, `interrupt`, `test_util`
+//! 1. games and parameter files: `play`, `param_files`
+//! 2. the design's maths: `design`
+//! 3. update rules and gain schedules: `rules`
+//! 4. what a tune plays, and the probe: `tuned`
+//! 5. commands: `spsa`, `matches`, `simulate`, `plot`, `texel`, `datagen`, `datagen_file`, `exchange`
 
 mod datagen;
 mod datagen_file;
+mod design;
+mod exchange;
 mod interrupt;
 mod matches;
 mod param_files;
 mod play;
 mod plot;
+mod rules;
 mod run_files;
 mod simulate;
 mod spsa;
+mod stats;
 #[cfg(test)]
 mod test_util;
 mod texel;
+mod text;
+mod tuned;
 
 use clap::{CommandFactory, FromArgMatches, Subcommand};
 
@@ -45,11 +61,11 @@ enum Command {
     /// Play self-play games and write quiet positions with their results for Texel tuning.
     Datagen(datagen::Args),
     /// Write the parameter values as a Rust module, a C header or OpenBench SPSA lines.
-    Export(param_files::export::Args),
+    Export(exchange::export::Args),
     /// Simulate SPSA rule sets on a true Elo landscape: the games each needs to end near the optimum.
     Simulate(simulate::Args),
     /// Write a tune's final values (OpenBench, fishtest `name,value`) into parameter files.
-    Import(param_files::import::Args),
+    Import(exchange::import::Args),
 }
 
 fn main() {
@@ -67,8 +83,8 @@ fn main() {
         Command::Verify(args) => matches::verify(args),
         Command::Texel(args) => texel::run(args),
         Command::Datagen(args) => datagen::run(args),
-        Command::Export(args) => param_files::export::run(args),
-        Command::Import(args) => param_files::import::run(args),
+        Command::Export(args) => exchange::export::run(args),
+        Command::Import(args) => exchange::import::run(args),
         Command::Simulate(args) => simulate::run(args),
     };
     if let Err(e) = result {

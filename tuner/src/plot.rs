@@ -12,7 +12,8 @@ use anyhow::{Result, bail};
 use plotters::prelude::*;
 
 use crate::run_files::{self, WriteLocks};
-use crate::spsa::journal::{RunConfig, RunRules, TunedParam, by_movement, trajectories};
+use crate::spsa::journal::{RunConfig, RunRules, trajectories};
+use crate::tuned::params::{TunedParam, by_movement};
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scale {
@@ -76,7 +77,7 @@ pub fn run(args: Args) -> Result<()> {
     // the last θ: it has no average to draw.
     let averaging = config.averaging();
     let weight = |seq: u64| match config.rules {
-        RunRules::Occam => averaging.weight(seq, &config.hyper),
+        RunRules::Occam => averaging.weight(seq, config.hyper.pairs),
         RunRules::Fishtest => 0.0,
     };
     let averaged = match averaging.power {

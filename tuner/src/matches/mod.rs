@@ -7,7 +7,6 @@
 
 pub mod runner;
 pub mod sprt;
-pub mod stats;
 pub mod verify;
 
 use std::path::{Path, PathBuf};
@@ -20,9 +19,9 @@ use occam::tablebase::Tablebases;
 use crate::play::args::GameArgs;
 use crate::play::side::Side;
 use crate::run_files;
+use crate::stats::Tally;
 use runner::{MatchConfig, MatchResult, play_match};
 use sprt::{Model, Sprt};
-use stats::Tally;
 
 pub use verify::{VerifyArgs, verify};
 

@@ -18,13 +18,14 @@ use occam::position::Game;
 use serde::{Deserialize, Serialize};
 
 use super::sprt::{Decision, Sprt};
-use super::stats::Tally;
 use crate::interrupt;
 use crate::play::game::{
-    Adjudication, GameRecord, Outcome, PlayerFault, TABLEBASE_REASON, TimeControl, play_pair,
+    Adjudication, GameRecord, Outcome, PlayerFault, TABLEBASE_REASON, TimeControl, pair_points,
+    play_pair,
 };
 use crate::play::pgn::{PgnWriter, render};
 use crate::play::side::Side;
+use crate::stats::Tally;
 
 /// How often the live line is logged when stderr is not a terminal.
 const LOG_INTERVAL: Duration = Duration::from_secs(10);
@@ -220,7 +221,7 @@ impl ResultsFile {
                 bail!("--resume: {shown} line {}: unknown result", number + 2);
             };
             if done.insert(pair.pair) {
-                tally.add_pair_outcomes(first, second);
+                tally.add_pair(pair_points(first, second));
                 count_tablebase(&mut tablebase, &pair.reasons[0], first, true);
                 count_tablebase(&mut tablebase, &pair.reasons[1], second, false);
             }
@@ -470,7 +471,9 @@ impl<'c, 'a> Collector<'c, 'a> {
     /// decided); an error stops it.
     fn record(&mut self, pair: u64, games: &[GameRecord; 2]) -> Result<bool> {
         let config = self.config;
-        self.result.tally.add_pair(&games[0], &games[1]);
+        self.result
+            .tally
+            .add_pair(pair_points(games[0].outcome, games[1].outcome));
         self.result.played_pairs += 1;
         if let Some(counts) = &mut self.result.tablebase {
             for (k, g) in games.iter().enumerate() {

@@ -9,7 +9,7 @@ use std::fmt;
 
 use anyhow::{Result, bail};
 
-use super::stats::{NELO_SCALE, PAIR_SCORES, elo_to_score, mean_and_variance};
+use crate::stats::{NELO_SCALE, PAIR_SCORES, elo_to_score, mean_and_variance};
 
 /// The largest |elo0|, |elo1| of the normalized model (see [`Sprt::new`]).
 pub const MAX_NORMALIZED_ELO: f64 = 200.0;

@@ -9,11 +9,11 @@ use occam_params::render;
 
 use super::runner::{MatchConfig, play_match};
 use super::sprt::{Decision, Model, Sprt};
-use super::stats::fmt2;
 use crate::param_files::{paths_text, write_atomically};
 use crate::play::args::GameArgs;
 use crate::play::side::{Field, Side, params_from_files};
 use crate::run_files;
+use crate::stats::fmt2;
 
 #[derive(clap::Args)]
 pub struct VerifyArgs {

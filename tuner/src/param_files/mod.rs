@@ -1,16 +1,14 @@
-//! Parameter files in every format the tuner reads and writes, and the two commands
-//! that only move values between them.
+//! Parameter files in every format the tuner reads and writes.
 //!
 //! - Occam's own files (`params/*.json`): read, checked, laid over the compiled values
 //!   and rewritten by the `occam_params` crate (shared with `engine/build.rs`), whose
 //!   API is re-exported here;
 //! - [`lists`]: the parameter lists of external engines (OpenBench SPSA text,
-//!   weather-factory configs, Occam's schema), read and rewritten in their own format;
-//! - [`import`]: `tuner import`, a tune's final values written into those files;
-//! - [`export`]: `tuner export`, the values as a Rust module, C header or OpenBench lines.
+//!   weather-factory configs, Occam's schema), read and rewritten in their own format.
+//!
+//! May use only the base layer (`run_files`, `stats`, `text`); the commands that move
+//! values between these files (`tuner export`, `tuner import`) live in `exchange`.
 
-pub mod export;
-pub mod import;
 pub mod lists;
 
 pub use occam_params::{

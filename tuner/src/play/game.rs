@@ -466,6 +466,15 @@ pub fn pair_score(first_as_white: &GameRecord, first_as_black: &GameRecord) -> u
         + first_as_black.outcome.half_points_for(Color::Black)) as usize
 }
 
+/// The half points (0, 1 or 2) the first player scored in each game of a pair: the
+/// game it had White in, then the game it had Black in (what `stats::Tally` counts).
+pub fn pair_points(first_as_white: Outcome, first_as_black: Outcome) -> [u8; 2] {
+    [
+        first_as_white.half_points_for(Color::White) as u8,
+        first_as_black.half_points_for(Color::Black) as u8,
+    ]
+}
+
 /// Plays a pair from one opening, colours swapped: `a` has White in the first game.
 pub fn play_pair(
     a: &mut dyn Player,

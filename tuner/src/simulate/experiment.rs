@@ -9,11 +9,12 @@ use rayon::prelude::*;
 
 use super::landscape::{Landscape, MAX, MIN};
 use super::outcome::Outcome;
-use crate::matches::stats::Tally;
-use crate::spsa::design;
-use crate::spsa::rules::autoselect::Design;
-use crate::spsa::rules::{Designed, Fishtest, Occam, OpenBench, Pair, Param, ProbePlan, Rules};
-use crate::spsa::schedule::{Averaging, Hyper};
+use crate::design;
+use crate::design::Averaging;
+use crate::rules::autoselect::Design;
+use crate::rules::schedule::Hyper;
+use crate::rules::{Designed, Fishtest, Occam, OpenBench, Pair, Param, ProbePlan, Rules};
+use crate::stats::Tally;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RuleSet {

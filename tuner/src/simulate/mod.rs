@@ -3,7 +3,7 @@
 //!
 //! `landscape` holds the true Elo of parameter values, `outcome` how a pair between
 //! two values ends, `experiment` one simulated tune of a rule set
-//! (`spsa::rules`), `sweep` the search for the games needed. docs/SIMULATOR.md shows
+//! (`rules`), `sweep` the search for the games needed. docs/SIMULATOR.md shows
 //! how each published figure is rerun.
 
 mod experiment;
@@ -15,8 +15,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::spsa::rules::ProbePlan;
-use crate::spsa::rules::openbench::DEFAULT_PAIRS_PER;
+use crate::rules::ProbePlan;
+use crate::rules::openbench::DEFAULT_PAIRS_PER;
+use crate::text::thousands;
 use experiment::{Experiment, RuleSet, Tuner};
 use landscape::{Family, Landscape};
 use outcome::Outcome;
@@ -70,11 +71,11 @@ pub struct Args {
     pub r_scale: Vec<f64>,
     /// Share of the run, at its end, that --rules constant averages, and --rules design
     /// plays its gain pairs in (and averages, with --average-power 0).
-    #[arg(long, default_value_t = crate::spsa::design::AVERAGING.fraction)]
+    #[arg(long, default_value_t = crate::design::AVERAGING.fraction)]
     pub average_fraction: f64,
     /// --rules design weights θ after pair k by k^P in its average, over the whole run;
     /// 0: equal weights over --average-fraction.
-    #[arg(long, value_name = "P", default_value_t = crate::spsa::design::AVERAGING.power)]
+    #[arg(long, value_name = "P", default_value_t = crate::design::AVERAGING.power)]
     pub average_power: f64,
     /// Share of the pairs that --rules design spends on its probe.
     #[arg(long, default_value_t = ProbePlan::DEFAULT.share)]
@@ -368,19 +369,6 @@ fn report_best(needed: &[(String, Option<f64>)]) {
     {
         println!("best: {} games, {name}", thousands(*games));
     }
-}
-
-/// 1234567.8 → "1,234,568".
-pub fn thousands(x: f64) -> String {
-    let digits = format!("{:.0}", x.max(0.0));
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]

@@ -14,94 +14,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
-use super::design::Request;
-use super::schedule::{Averaging, Hyper};
-use crate::matches::stats::Tally;
+use crate::design::Averaging;
 use crate::param_files::write_atomically;
-
-/// One tuned parameter as the server sees it: its `c_end` and `r_end` are what the run
-/// plays (the file's, or designed), resolved when the run began.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TunedParam {
-    pub name: String,
-    pub start: f64,
-    pub min: i32,
-    pub max: i32,
-    pub c_end: f64,
-    pub r_end: f64,
-}
-
-impl TunedParam {
-    /// How far `theta` lies from the start, in units of `c_end` (signed).
-    pub fn change_c_end(&self, theta: f64) -> f64 {
-        (theta - self.start) / self.c_end
-    }
-}
-
-/// The indices of `params`, those whose `theta` moved furthest from their start (in
-/// units of `c_end`) first; equal movers keep the run's order.
-pub fn by_movement(params: &[TunedParam], theta: &[f64]) -> Vec<usize> {
-    let moved = |i: usize| params[i].change_c_end(theta[i]).abs();
-    let mut order: Vec<usize> = (0..params.len()).collect();
-    order.sort_by(|&a, &b| moved(b).total_cmp(&moved(a)));
-    order
-}
-
-/// A parameter a new run is asked to tune, in the server's units, before its gains are
-/// resolved: `c_end`/`r_end` where its file gives them, `None` where it leaves them to
-/// the design.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Requested {
-    pub name: String,
-    pub start: f64,
-    pub min: i32,
-    pub max: i32,
-    pub c_end: Option<f64>,
-    pub r_end: Option<f64>,
-}
-
-impl Requested {
-    /// Whether the file gives both `c_end` and `r_end`.
-    pub fn given(&self) -> bool {
-        self.c_end.is_some() && self.r_end.is_some()
-    }
-
-    /// The parameter as the design sees it.
-    pub fn design_request(&self) -> Request {
-        Request {
-            min: f64::from(self.min),
-            max: f64::from(self.max),
-            c_end: self.c_end,
-            r_end: self.r_end,
-        }
-    }
-
-    /// The parameter as the run tunes it, with the gains it plays.
-    pub fn resolve(&self, c_end: f64, r_end: f64) -> TunedParam {
-        TunedParam {
-            name: self.name.clone(),
-            start: self.start,
-            min: self.min,
-            max: self.max,
-            c_end,
-            r_end,
-        }
-    }
-}
-
-impl From<&occam_params::Param> for Requested {
-    /// A file entry as a run tunes it: from its current `value`.
-    fn from(e: &occam_params::Param) -> Requested {
-        Requested {
-            name: e.name.clone(),
-            start: f64::from(e.value),
-            min: e.min,
-            max: e.max,
-            c_end: e.c_end,
-            r_end: e.r_end,
-        }
-    }
-}
+use crate::rules::schedule::Hyper;
+use crate::stats::Tally;
+use crate::tuned::params::TunedParam;
 
 /// The rules a run plays (`tuner spsa --rules`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -147,7 +64,7 @@ pub struct RunConfig {
     /// and absent from the journal: equal weights over the `average_fraction`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub average_power: f64,
-    /// The run plays the design (`spsa::design`): constant gains, some or all of them
+    /// The run plays the design (`design`): constant gains, some or all of them
     /// designed, because a tuned parameter's file left out `c_end` or `r_end`. False
     /// (and absent from the journal): fishtest's decaying gains from the files' values.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -176,7 +93,7 @@ pub struct RunConfig {
 impl RunConfig {
     /// The pairs before this run's averaging window.
     pub fn averaging_window_start(&self) -> u64 {
-        self.hyper.averaging_window_start(self.average_fraction)
+        self.averaging().window_start(self.hyper.pairs)
     }
 
     pub fn averaging(&self) -> Averaging {

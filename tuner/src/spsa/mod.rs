@@ -11,16 +11,10 @@
 //! between Occam in-process and an external engine (`binding` for how a listed
 //! parameter reaches an engine's option), `report` for the final table.
 
-mod binding;
-pub mod design;
 pub mod journal;
-mod probe;
 mod progress;
 mod report;
-pub mod rules;
-pub mod schedule;
 pub mod server;
-pub mod tuned_side;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -32,6 +26,8 @@ use occam::params::FROZEN;
 use occam::position::Game;
 use shakmaty::Color;
 
+use crate::design;
+use crate::design::Averaging;
 use crate::interrupt::{self, Stopped};
 use crate::matches::sprt::{Model, Sprt};
 use crate::matches::verify::VerifyPlan;
@@ -42,13 +38,15 @@ use crate::play::game::{Adjudication, GameRecord, Outcome, TimeControl, pair_sco
 use crate::play::pgn;
 use crate::play::pgn::PgnWriter;
 use crate::play::uci_engine::EngineSpec;
+use crate::rules::schedule::Hyper;
+use crate::rules::{self, Fishtest, Param};
 use crate::run_files::{self, WriteLocks};
-use journal::{LeftOut, Requested, RunConfig, RunFiles, RunRules, TunedParam};
+use crate::tuned::params::{Requested, TunedParam};
+use crate::tuned::probe;
+use crate::tuned::side::{Candidate, External, InProcess, Slot, TunedSide};
+use journal::{LeftOut, RunConfig, RunFiles, RunRules};
 use progress::Progress;
-use rules::{Fishtest, Param};
-use schedule::{Averaging, Hyper};
 use server::{Server, WorkItem};
-use tuned_side::{Candidate, External, InProcess, Slot, TunedSide};
 
 /// The run's `r_end` (four significant digits): one figure when every tuned parameter
 /// has the same, else its range.
@@ -591,7 +589,7 @@ enum Source {
     File,
     /// Stockfish's `TUNE` default (`rules::Param::new`), under fishtest's rules.
     Default,
-    /// The design (`spsa::design`).
+    /// The design (`design`).
     Designed,
     /// `--r-end`.
     Flag,
@@ -608,7 +606,7 @@ impl Source {
     }
 }
 
-/// What a probe found (`spsa::probe`), or [`Probing::NONE`].
+/// What a probe found (`tuned::probe`), or [`Probing::NONE`].
 struct Probing {
     c_scale: f64,
     game_variance: f64,
@@ -810,7 +808,7 @@ fn plan_lines(config: &RunConfig, resolved: &Resolved, output: Output) -> Vec<St
             if resolved.short_run {
                 format!(
                     ", or where larger, as here, the r under which the start's offset shrinks by e over this run's {} games (at most {})",
-                    crate::simulate::thousands(2.0 * pairs as f64),
+                    crate::text::thousands(2.0 * pairs as f64),
                     design::SHORT_RUN_R_MAX
                 )
             } else {
@@ -883,9 +881,9 @@ fn plan_lines(config: &RunConfig, resolved: &Resolved, output: Output) -> Vec<St
         let planned = 2.0 * pairs as f64;
         lines.push(format!(
             "spsa: planned {} games{}; the design expects about {} games{} to end within 0.5 Elo of the optimum of a quadratic landscape (95%, {n} parameters)",
-            crate::simulate::thousands(planned),
+            crate::text::thousands(planned),
             time_at(planned, rate),
-            crate::simulate::thousands(expected),
+            crate::text::thousands(expected),
             time_at(expected, rate)
         ));
         if let Some(rate) = rate {
@@ -1481,7 +1479,7 @@ mod tests {
             ]
         );
         // The schedule is constant: c_k and a_k/c_k² are the resolved c and r at every k.
-        let g = schedule::Gains::new(r.params[1].c_end, r.params[1].r_end, &r.hyper);
+        let g = crate::rules::schedule::Gains::new(r.params[1].c_end, r.params[1].r_end, &r.hyper);
         for k in [1, 1000, 200_000] {
             assert_eq!(g.c_k(k, &r.hyper), 50.0);
             assert!((g.a_k(k, &r.hyper) / 2500.0 - designed_r).abs() < 1e-15);
@@ -1638,7 +1636,7 @@ mod tests {
             plan[2],
             format!("spsa:   b            c 50       r {r:<8} (designed)")
         );
-        let expected = crate::simulate::thousands(design::rounded(design::games_for(
+        let expected = crate::text::thousands(design::rounded(design::games_for(
             0.5,
             2,
             0.39,

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::journal::{self, RunRules};
+use super::journal::RunRules;
 use super::server::Server;
 use crate::play::game::{GameRecord, PlayerFault};
 
@@ -88,14 +88,15 @@ impl Progress {
         let games = 2 * (server.pairs_done() - self.pairs_at_start);
         let rate = games as f64 / self.started.elapsed().as_secs_f64().max(1e-3);
         // The parameters that moved most, in units of their c_end.
-        let movers: Vec<String> = journal::by_movement(&server.config.params, &s.theta)
-            .into_iter()
-            .take(3)
-            .map(|i| {
-                let p = &server.config.params[i];
-                format!("{} {}→{:.1}", p.name, p.start, s.theta[i])
-            })
-            .collect();
+        let movers: Vec<String> =
+            crate::tuned::params::by_movement(&server.config.params, &s.theta)
+                .into_iter()
+                .take(3)
+                .map(|i| {
+                    let p = &server.config.params[i];
+                    format!("{} {}→{:.1}", p.name, p.start, s.theta[i])
+                })
+                .collect();
         let msg = format!(
             "{rate:.1} games/s  W-D-L {}-{}-{}  penta {:?}{}  {}",
             s.wdl[0],

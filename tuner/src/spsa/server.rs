@@ -29,9 +29,9 @@ use super::journal::{
     self, Journal, JournalSink, PairRecord, RunConfig, RunFiles, RunRules, State, read_checkpoint,
     read_journal,
 };
-use super::rules::fishtest::{self, Sending};
-use super::schedule::{Gains, Realised, realise, step};
-use crate::play::game::Outcome;
+use crate::play::game::{Outcome, pair_points};
+use crate::rules::fishtest::{self, Sending};
+use crate::rules::schedule::{Gains, Realised, realise, step};
 
 /// One game pair to play.
 #[derive(Clone, Debug, PartialEq)]
@@ -332,7 +332,7 @@ impl Server {
         }
         s.seq += 1;
         // Polyak–Ruppert: average θ, weighted as the run's averaging says.
-        let weight = self.config.averaging().weight(s.seq, &hyper);
+        let weight = self.config.averaging().weight(s.seq, hyper.pairs);
         if weight > 0.0 {
             for (sum, t) in s.average_sum.iter_mut().zip(&s.theta) {
                 *sum += weight * t;
@@ -492,7 +492,7 @@ impl Server {
         self.gain_in_flight = self.gain_in_flight.saturating_sub(1);
         self.state
             .gain
-            .add_pair_outcomes(first_as_white, first_as_black);
+            .add_pair(pair_points(first_as_white, first_as_black));
     }
 
     /// A gain pair handed out but not played (the run stopped first).
@@ -600,7 +600,7 @@ mod tests {
         // (Two pairs give an Elo but no interval yet: the progress shows ten or more.)
         let (elo, _, pairs) = server.gain_estimate().unwrap();
         assert_eq!(pairs, 2);
-        assert!((elo - crate::matches::stats::score_to_elo(0.625)).abs() < 1e-9);
+        assert!((elo - crate::stats::score_to_elo(0.625)).abs() < 1e-9);
         // A gain pair handed out and dropped (a stop) leaves the tally alone.
         play(&mut server, 2, &optimum);
         server.gain_pair();
@@ -876,7 +876,7 @@ mod tests {
     /// exactly as the server does, pair for pair.
     #[test]
     fn occam_rules_follow_the_server() {
-        use crate::spsa::rules::{Occam, Param, Rules, occam};
+        use crate::rules::{Occam, Param, Rules, occam};
         // The journal tests' run: parameters on [0, 200] with c_end 4, r_end 0.01, and
         // the averaging fraction the rules default to.
         let cfg = config(vec![param("a", 60.0), param("b", 199.0)], 40, 5);
@@ -895,10 +895,10 @@ mod tests {
     /// same in the server and in the rules, and survives a resume from the journal.
     #[test]
     fn the_weighted_average_follows_the_server_and_survives_a_resume() {
-        use crate::spsa::design::AVERAGING;
-        use crate::spsa::rules::{Occam, Param, Rules};
+        use crate::design::AVERAGING;
+        use crate::rules::{Occam, Param, Rules};
         let mut cfg = config(vec![param("a", 60.0), param("b", 150.0)], 40, 5);
-        cfg.hyper = crate::spsa::schedule::Hyper::new(40, Some(0.0), 0.0, 0.0);
+        cfg.hyper = crate::rules::schedule::Hyper::new(40, Some(0.0), 0.0, 0.0);
         (cfg.average_fraction, cfg.average_power) = (AVERAGING.fraction, AVERAGING.power);
         let dir = scratch("weighted");
         let files = RunFiles::new(dir.join("w.spsa.jsonl"));
@@ -934,9 +934,9 @@ mod tests {
     /// and checks that both moved θ the same.
     fn apply_alike(
         server: &mut Server,
-        rules: &mut dyn crate::spsa::rules::Rules,
+        rules: &mut dyn crate::rules::Rules,
         item: &WorkItem,
-        pair: &crate::spsa::rules::Pair,
+        pair: &crate::rules::Pair,
     ) {
         let penta = (item.k * 7 % 5) as u8;
         server.apply(item, penta, [0, 0, 0]).unwrap();
@@ -950,8 +950,8 @@ mod tests {
     }
 
     /// The values a work item plays, as the rule sets take them.
-    fn pair_of(item: &WorkItem) -> crate::spsa::rules::Pair {
-        crate::spsa::rules::Pair {
+    fn pair_of(item: &WorkItem) -> crate::rules::Pair {
+        crate::rules::Pair {
             flips: item.flips.clone(),
             plus: item.plus(),
             minus: item.minus(),
@@ -960,9 +960,13 @@ mod tests {
 
     /// A server of `params` playing fishtest's rules over `pairs` pairs, with
     /// fishtest's constants.
-    fn fishtest_server(params: Vec<journal::TunedParam>, pairs: u64, seed: u64) -> Server {
-        use crate::spsa::rules::Fishtest;
-        use crate::spsa::schedule::Hyper;
+    fn fishtest_server(
+        params: Vec<crate::tuned::params::TunedParam>,
+        pairs: u64,
+        seed: u64,
+    ) -> Server {
+        use crate::rules::Fishtest;
+        use crate::rules::schedule::Hyper;
         let mut cfg = config(params, pairs, seed);
         cfg.rules = RunRules::Fishtest;
         let big_a = Fishtest::default_big_a(pairs);
@@ -975,7 +979,7 @@ mod tests {
     /// is the last θ.
     #[test]
     fn fishtest_rules_follow_rules_fishtest() {
-        use crate::spsa::rules::{Fishtest, Param, Rules};
+        use crate::rules::{Fishtest, Param, Rules};
         // 45 pairs: A = ⌊4.5⌋ = 4. b starts 1 below its bound, so θ+ or θ− is clipped.
         let mut server = fishtest_server(vec![param("a", 60.3), param("b", 199.0)], 45, 5);
         assert_eq!(server.config.hyper.big_a, 4.0);
@@ -1004,7 +1008,7 @@ mod tests {
         let mut server = fishtest_server(vec![param("a", 198.5)], 1, 3);
         let item = server.next_work().unwrap();
         let mut rng = iteration_rng(3, 1);
-        let flip = crate::spsa::rules::Draws::flip(&mut rng);
+        let flip = crate::rules::Draws::flip(&mut rng);
         let (u_plus, u_minus) = (rng.random::<f64>(), rng.random::<f64>());
         assert_eq!(item.flips, [flip]);
         // θ+ = ⌊clip(198.5 + 4·flip) + U⌋, θ− = ⌊clip(198.5 − 4·flip) + U′⌋: the side

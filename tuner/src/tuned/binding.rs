@@ -5,7 +5,7 @@
 
 use anyhow::{Result, bail};
 
-use super::design::Request;
+use crate::design::Request;
 use crate::param_files::lists::{ExternalParam, ParamList, number_text};
 use crate::play::uci_engine::UciOption;
 

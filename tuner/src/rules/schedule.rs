@@ -28,45 +28,6 @@ impl Hyper {
             gamma,
         }
     }
-
-    /// The pairs before the averaging window, the last `average_fraction` of the
-    /// planned pairs: θ is averaged from the pair after this.
-    pub fn averaging_window_start(&self, average_fraction: f64) -> u64 {
-        ((1.0 - average_fraction) * self.pairs as f64).floor() as u64
-    }
-}
-
-/// How a run turns its θ into its result: an average over its pairs.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Averaging {
-    /// The run's last share, its averaging window: where gain pairs play, and under a
-    /// `power` of 0 the θ averaged.
-    pub fraction: f64,
-    /// 0: θ over the window, equally weighted. p > 0: θ after every pair of the run,
-    /// the one after pair k weighted by k^p, so that later θ, nearer the optimum, count
-    /// more without a window's sharp edge (polynomial-decay averaging).
-    pub power: f64,
-}
-
-impl Averaging {
-    /// θ of the run's last `fraction`, equally weighted.
-    pub const fn last(fraction: f64) -> Averaging {
-        Averaging {
-            fraction,
-            power: 0.0,
-        }
-    }
-
-    /// The weight of θ after pair `seq` (from 1) in a run of `hyper.pairs` pairs.
-    pub fn weight(&self, seq: u64, hyper: &Hyper) -> f64 {
-        if self.power > 0.0 {
-            (seq as f64).powf(self.power)
-        } else if seq > hyper.averaging_window_start(self.fraction) {
-            1.0
-        } else {
-            0.0
-        }
-    }
 }
 
 /// The gain constants of one parameter.

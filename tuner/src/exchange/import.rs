@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use super::lists::{ParamList, number_text};
+use crate::param_files::lists::{ParamList, number_text};
 use crate::run_files::WriteLocks;
 
 #[derive(clap::Args)]
@@ -212,7 +212,10 @@ pub fn run(args: Args) -> Result<()> {
         if args.dry_run {
             String::new()
         } else {
-            format!("; wrote {}", super::paths_text(&args.files, ", "))
+            format!(
+                "; wrote {}",
+                crate::param_files::paths_text(&args.files, ", ")
+            )
         }
     );
     Ok(())

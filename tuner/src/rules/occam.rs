@@ -8,7 +8,8 @@
 //! averaged: over the last quarter of the run by default, or as an [`Averaging`] says.
 
 use super::{Decay, Draws, Pair, Param, Rules};
-use crate::spsa::schedule::{Averaging, Gains, Hyper, Realised, realise, step};
+use crate::design::Averaging;
+use crate::rules::schedule::{Gains, Hyper, Realised, realise, step};
 
 /// `tuner spsa --average-fraction`'s default.
 pub const DEFAULT_AVERAGE_FRACTION: f64 = 0.25;
@@ -89,7 +90,7 @@ impl Rules for Occam {
             self.theta[i] = p.clamp(moved);
         }
         self.seq += 1;
-        let weight = self.averaging.weight(self.seq, &self.hyper);
+        let weight = self.averaging.weight(self.seq, self.hyper.pairs);
         if weight > 0.0 {
             for (sum, t) in self.average_sum.iter_mut().zip(&self.theta) {
                 *sum += weight * t;

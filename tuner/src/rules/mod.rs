@@ -9,7 +9,7 @@
 //! - [`Occam`]: `tuner spsa` as `schedule` and `server` run it (the realised
 //!   difference as divisor, one rounding draw for both sides, the inward shift at a
 //!   bound, the averaged result);
-//! - [`Designed`]: Occam's design (`spsa::design`): a probe of what a perturbation
+//! - [`Designed`]: Occam's design (`design`): a probe of what a perturbation
 //!   costs, then constant gains chosen from it and the budget, every θ averaged with
 //!   weights growing as the square of its pair's index.
 //!
@@ -24,13 +24,14 @@ mod designed;
 pub(crate) mod fishtest;
 pub(crate) mod occam;
 pub mod openbench;
+pub mod schedule;
 
 pub use designed::{Designed, ProbePlan};
 pub use fishtest::Fishtest;
 pub use occam::Occam;
 pub use openbench::OpenBench;
 
-use super::schedule::{Gains, Hyper};
+use schedule::{Gains, Hyper};
 
 /// Where a rule's randomness comes from: ±1 flips and uniform numbers in [0, 1).
 pub trait Draws {

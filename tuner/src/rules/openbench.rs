@@ -7,7 +7,7 @@
 //! R_k = a_k/c_k² and the floored c_k. The run's result is the last θ.
 
 use super::{Decay, Draws, Pair, Param, Rules};
-use crate::spsa::schedule::{Gains, Hyper};
+use crate::rules::schedule::{Gains, Hyper};
 
 /// OpenBench's default batch.
 pub const DEFAULT_PAIRS_PER: u64 = 8;

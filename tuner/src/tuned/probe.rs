@@ -1,4 +1,4 @@
-//! The design's probe in real games (`spsa::design::Probe`), played before a designed
+//! The design's probe in real games (`design::Probe`), played before a designed
 //! run's first SPSA pair: in each stage the start plays the start moved by the designed
 //! perturbations (random signs, one rounding draw), and every designed c shrinks while
 //! the games show that the perturbation costs clearly more than the target. The stages
@@ -17,16 +17,16 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use super::design::{self, Probe};
-use super::tuned_side::{Slot, TunedSide};
+use super::side::{Slot, TunedSide};
+use crate::design::{self, Probe};
 use crate::interrupt;
 use crate::param_files::write_atomically;
 use crate::play::game::{Adjudication, TimeControl, pair_score, play_pair};
 use occam::position::Game;
 
 /// The probe's share of a run's pairs, and its stages (as the simulator's rule set).
-pub const SHARE: f64 = super::rules::ProbePlan::DEFAULT.share;
-pub const STAGES: u64 = super::rules::ProbePlan::DEFAULT.stages;
+pub const SHARE: f64 = crate::rules::ProbePlan::DEFAULT.share;
+pub const STAGES: u64 = crate::rules::ProbePlan::DEFAULT.stages;
 /// Fewer pairs a stage than this measure nothing: the probe is skipped.
 pub const MIN_STAGE_PAIRS: u64 = 10;
 // Every probe that plays measures the variance of its games.

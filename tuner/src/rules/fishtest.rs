@@ -10,7 +10,7 @@
 
 use super::autoselect::Design;
 use super::{Decay, Draws, Pair, Param, Rules};
-use crate::spsa::schedule::{Gains, Hyper};
+use crate::rules::schedule::{Gains, Hyper};
 
 pub struct Fishtest {
     params: Vec<Param>,

@@ -38,8 +38,46 @@
 //! a large c is what makes a short run fast, and its bias matters only against the
 //! precision the run can reach.
 
-use super::schedule::Averaging;
-use crate::matches::stats::{NELO_SCALE as ELO_PER_SCORE, chi_squared_quantile};
+use crate::stats::{NELO_SCALE as ELO_PER_SCORE, chi_squared_quantile};
+
+/// How a run turns its θ into its result: an average over its pairs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Averaging {
+    /// The run's last share, its averaging window: where gain pairs play, and under a
+    /// `power` of 0 the θ averaged.
+    pub fraction: f64,
+    /// 0: θ over the window, equally weighted. p > 0: θ after every pair of the run,
+    /// the one after pair k weighted by k^p, so that later θ, nearer the optimum, count
+    /// more without a window's sharp edge (polynomial-decay averaging).
+    pub power: f64,
+}
+
+impl Averaging {
+    /// θ of the run's last `fraction`, equally weighted.
+    pub const fn last(fraction: f64) -> Averaging {
+        Averaging {
+            fraction,
+            power: 0.0,
+        }
+    }
+
+    /// The pairs before the averaging window of a run of `pairs` planned pairs, its
+    /// last `fraction`: θ is averaged from the pair after this.
+    pub fn window_start(&self, pairs: u64) -> u64 {
+        ((1.0 - self.fraction) * pairs as f64).floor() as u64
+    }
+
+    /// The weight of θ after pair `seq` (from 1) in a run of `pairs` planned pairs.
+    pub fn weight(&self, seq: u64, pairs: u64) -> f64 {
+        if self.power > 0.0 {
+            (seq as f64).powf(self.power)
+        } else if seq > self.window_start(pairs) {
+            1.0
+        } else {
+            0.0
+        }
+    }
+}
 
 /// Elo a perturbation of c should cost, per parameter.
 pub const COST_TARGET: f64 = 0.5;

@@ -1,16 +1,17 @@
-//! Occam's design (`spsa::design`) as a rule set: a probe, then constant gains.
+//! Occam's design (`design`) as a rule set: a probe, then constant gains.
 //!
 //! The first `share` of the pairs probe, in `stages` equal stages: they play the start
 //! against the start moved by the designed perturbations (random signs, one rounding
 //! draw), and after each stage every designed c shrinks if the games show that the
-//! perturbation costs clearly more than [`COST_TARGET`](crate::spsa::design::COST_TARGET)
+//! perturbation costs clearly more than [`COST_TARGET`](crate::design::COST_TARGET)
 //! Elo a parameter. The probe's pairs also measure how much a pair's result varies,
 //! which sets r. The pairs left run Occam's mechanics with the design's constant
 //! gains, the result their θ averaged as [`design::AVERAGING`] weighs them.
 
 use super::{Draws, Occam, Pair, Param, Rules};
-use crate::spsa::design::{self, Probe, Request};
-use crate::spsa::schedule::{Averaging, Hyper};
+use crate::design::Averaging;
+use crate::design::{self, Probe, Request};
+use crate::rules::schedule::Hyper;
 
 /// The probe's share of the pairs and its number of stages.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,6 +1,6 @@
 //! `tuner export`: the parameter values as a frozen Rust module, a C header or
 //! OpenBench SPSA input lines. OpenBench needs every parameter's `c_end` and `r_end`:
-//! where a file leaves them out, the export writes the design's (`spsa::design`): its
+//! where a file leaves them out, the export writes the design's (`design`): its
 //! prior c, which no probe has checked, and its r.
 //!
 //! The text comes from `occam_params::render`, the same renderer `engine/build.rs`
@@ -13,9 +13,9 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use occam_params::render;
 
-use super::{ParamFile, load_all, write_atomically};
+use crate::design;
+use crate::param_files::{ParamFile, load_all, write_atomically};
 use crate::run_files;
-use crate::spsa::design;
 
 /// Output format of the export.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

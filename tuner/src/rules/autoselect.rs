@@ -15,7 +15,7 @@
 
 use super::Param;
 
-pub use crate::matches::stats::{NELO_SCALE as ELO_PER_SCORE, chi_squared_quantile};
+pub use crate::stats::{NELO_SCALE as ELO_PER_SCORE, chi_squared_quantile};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Design {

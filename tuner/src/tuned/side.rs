@@ -11,7 +11,7 @@ use occam::params::PARAM_SPECS;
 use occam_params::{MeasuredBy, ParamFile, Selector};
 
 use super::binding::{Binding, bind};
-use super::journal::{Requested, TunedParam};
+use super::params::{Requested, TunedParam};
 use crate::param_files::lists::ParamList;
 use crate::param_files::paths_text;
 use crate::play::game::{EnginePlayer, Player};

@@ -7,9 +7,6 @@
 //! Using pairs rather than single games removes the opening's bias from the
 //! variance, which is why both fastchess and fishtest do it.
 
-use crate::play::game::{GameRecord, Outcome};
-use shakmaty::Color;
-
 /// Two-sided 95% normal quantile.
 pub const Z95: f64 = 1.959_963_984_540_054;
 /// Slope of the logistic Elo curve at score ½, in Elo per unit of score: 800 / ln 10.
@@ -31,18 +28,9 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// Adds one finished pair; `first_as_white` and `first_as_black` are the two games
-    /// of the pair, in which the first engine had White and Black respectively.
-    pub fn add_pair(&mut self, first_as_white: &GameRecord, first_as_black: &GameRecord) {
-        self.add_pair_outcomes(first_as_white.outcome, first_as_black.outcome);
-    }
-
-    /// As [`Tally::add_pair`], from the two games' outcomes.
-    pub fn add_pair_outcomes(&mut self, first_as_white: Outcome, first_as_black: Outcome) {
-        let points = [
-            first_as_white.half_points_for(Color::White),
-            first_as_black.half_points_for(Color::Black),
-        ];
+    /// Adds one finished pair: the half points (0, 1 or 2) the first engine scored in
+    /// each of its two games (`play::game::pair_points` reads them off the outcomes).
+    pub fn add_pair(&mut self, points: [u8; 2]) {
         for p in points {
             match p {
                 2 => self.wins += 1,
@@ -50,7 +38,7 @@ impl Tally {
                 _ => self.losses += 1,
             }
         }
-        let sum = (points[0] + points[1]) as usize;
+        let sum = usize::from(points[0] + points[1]);
         self.penta[sum] += 1;
         if sum == 2 && points[0] != 1 {
             self.penta_wl += 1;
@@ -409,10 +397,10 @@ mod tests {
     #[test]
     fn pairs_are_counted_from_the_first_engine() {
         let mut t = Tally::default();
-        t.add_pair_outcomes(Outcome::WhiteWins, Outcome::WhiteWins); // W then L: WL
-        t.add_pair_outcomes(Outcome::WhiteWins, Outcome::BlackWins); // WW
-        t.add_pair_outcomes(Outcome::Draw, Outcome::WhiteWins); // DL
-        t.add_pair_outcomes(Outcome::Draw, Outcome::Draw); // DD
+        t.add_pair([2, 0]); // W then L: WL
+        t.add_pair([2, 2]); // WW
+        t.add_pair([1, 0]); // DL
+        t.add_pair([1, 1]); // DD
         assert_eq!(t.penta, [0, 1, 2, 0, 1]);
         assert_eq!((t.wins, t.draws, t.losses, t.penta_wl), (3, 3, 2, 1));
         let s = t.summary().unwrap();
