@@ -5,7 +5,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use super::Output;
+use super::args::Output;
 use super::journal::{LeftOut, RunFiles};
 use super::server::Server;
 use crate::param_files::write_atomically;
