@@ -17,6 +17,9 @@
 //! complete game (an unfinished block at the end is cut off). A file made with other
 //! settings, or not made by datagen, is refused and left as it is. The file's layout
 //! is [`datagen_file`]'s.
+//!
+//! A command: may use every layer below. It uses the games (`play`), its file
+//! (`datagen_file`, a module of its own layer), `run_files` and `interrupt`.
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};

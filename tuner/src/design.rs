@@ -37,6 +37,9 @@
 //! optimum as its games reach ([`short_run_reach`]), and lets c cost that much more:
 //! a large c is what makes a short run fast, and its bias matters only against the
 //! precision the run can reach.
+//!
+//! Layer 2, the design's maths: uses only the base (`stats`). The update rules
+//! (`rules`), the probe (`tuned`) and the commands build on it.
 
 use crate::stats::{NELO_SCALE as ELO_PER_SCORE, chi_squared_quantile};
 

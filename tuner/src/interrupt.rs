@@ -6,6 +6,8 @@
 //! to go on. A second one ends the process at once; what was recorded stays valid,
 //! since every record is appended whole and every file is replaced atomically. The
 //! other commands keep the default: Ctrl-C ends them at once.
+//!
+//! A base module: uses nothing of the crate.
 
 use std::ffi::OsString;
 use std::sync::Once;

@@ -4,6 +4,10 @@
 //! run of fishtest's rules, which writes the last θ); its axes
 //! say pairs and the parameter's unit, or (`--scale c-end`) the distance from the start
 //! in units of the parameter's `c_end`, which puts every parameter on one scale.
+//!
+//! A command: may use every layer below. It reads the journal through `spsa::journal`
+//! (a command of its own layer), and uses the tuned parameters (`tuned`), the parameter
+//! files (`param_files`) and `run_files`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;

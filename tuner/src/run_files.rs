@@ -11,6 +11,8 @@
 //!   file, which is never renamed (the file itself is replaced atomically, so its own
 //!   inode cannot carry a lock) and is released by the OS when the process dies, even
 //!   by `kill -9`: no stale lock is ever left.
+//!
+//! A base module: uses nothing of the crate.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};

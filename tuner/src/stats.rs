@@ -6,6 +6,8 @@
 //! opening, colours swapped), whose score for the first engine is 0, ¼, ½, ¾ or 1.
 //! Using pairs rather than single games removes the opening's bias from the
 //! variance, which is why both fastchess and fishtest do it.
+//!
+//! A base module: uses nothing of the crate.
 
 /// Two-sided 95% normal quantile.
 pub const Z95: f64 = 1.959_963_984_540_054;

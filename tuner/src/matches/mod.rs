@@ -4,6 +4,11 @@
 //! (`--engine cmd=… name=… option.Hash=16`, repeatable). Games come in colour-swapped
 //! pairs from the same opening; the statistics are pentanomial (see `stats`), the
 //! SPRT is the fishtest/fastchess GSPRT (see `sprt`).
+//!
+//! `runner` plays a match, `sprt` is the test, `verify` is `tuner verify`.
+//!
+//! A command: may use every layer below. It uses the games (`play`), the parameter
+//! files (`param_files`) and the base (`stats`, `run_files`, `interrupt`).
 
 pub mod runner;
 pub mod sprt;

@@ -9,6 +9,9 @@
 //! - [`openings`]: the openings games start from (built-in or a book);
 //! - [`pgn`]: game records written as PGN, and PGN opening books read;
 //! - [`args`]: the command-line options every playing command shares.
+//!
+//! May use its own layer's parameter files (`param_files`, for the sets a side
+//! plays) and the base, and the engine (`occam`) that plays in-process.
 
 pub mod args;
 pub mod game;

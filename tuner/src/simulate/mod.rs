@@ -5,6 +5,9 @@
 //! two values ends, `experiment` one simulated tune of a rule set
 //! (`rules`), `sweep` the search for the games needed. docs/SIMULATOR.md shows
 //! how each published figure is rerun.
+//!
+//! A command: may use every layer below. It uses the update rules (`rules`), the
+//! design's maths (`design`) and the base (`stats`, `text`); it plays no real games.
 
 mod experiment;
 mod landscape;

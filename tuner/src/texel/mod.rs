@@ -31,6 +31,13 @@
 //! held-out loss are kept (early stopping), and the --reg with the lowest held-out
 //! loss wins. The rounded result is written back atomically (to --output if given),
 //! changing only the `value` numbers.
+//!
+//! The parts: `data` (reading and merging positions), `quiet` (the quiet filter),
+//! `model` (the fit), `groups` (the held-out check per term group).
+//!
+//! A command: may use every layer below. It uses the datagen file (`datagen_file`,
+//! a module of its own layer), the parameter files (`param_files`), `run_files`, and
+//! the engine's evaluation (`occam::eval`).
 
 mod data;
 mod groups;

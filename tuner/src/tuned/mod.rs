@@ -3,8 +3,9 @@
 //! for how a listed parameter reaches an engine's option), and the probe that measures
 //! a designed run's perturbations before its first SPSA pair (`probe`).
 //!
-//! May use the layers below: the design's maths (`design`), the games (`play`), the
-//! parameter files (`param_files`) and the base (`stats`, `run_files`, `interrupt`).
+//! May use the layers below. It uses the update rules (`rules`, for the probe's plan),
+//! the design's maths (`design`), the games (`play`), the parameter files
+//! (`param_files`) and the base (`interrupt`).
 
 pub mod binding;
 pub mod params;
