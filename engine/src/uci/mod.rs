@@ -3,21 +3,24 @@
 //! A reader thread turns stdin into lines; the command loop takes lines and "task
 //! finished" messages from one channel and never waits on a search. A search (or
 //! `bench`, `go perft`, `genfens`) runs on a worker thread, taking the [`Searcher`]
-//! with it and handing it back when done. While it runs, `isready`, `uci`, `stop`, `ponderhit`
-//! and `quit` are answered at once; commands that change or read the state wait in
-//! a queue and are applied, in order, when it ends (the README has the table). With
-//! `go infinite` or while pondering, the shell holds the finished search's `bestmove`
-//! until `stop`/`ponderhit`: the search itself knows nothing of the protocol.
+//! with it and handing it back when done. While it runs, `isready`, `uci`, `stop`,
+//! `ponderhit` and `quit` are answered at once; commands that change or read the
+//! state wait in a queue and are applied, in order, when it ends (`docs/engine.md`
+//! has the table). With `go infinite` or while pondering, the shell holds the
+//! finished search's `bestmove` until `stop`/`ponderhit`: the search itself knows
+//! nothing of the protocol.
 //!
 //! Bad input of any kind gets exactly one `info string error: …` line naming what was
 //! wrong and what is allowed; the state stays as it was.
 //!
-//! The parts: `options.rs` (the option table, each row with its setter, and the
-//! `Settings` they set), `go.rs` (parsing `go`), `output.rs` (what is printed),
-//! `shell.rs` (the commands), `search_thread.rs` (the worker thread a search or job
-//! runs on, and how it ends). This file holds the command loop and the state they
-//! share.
+//! The parts: `commands.rs` (the command table, each row with its handler and what
+//! it does while a task runs, and the dispatch), `options.rs` (the option table, each
+//! row with its setter, and the `Settings` they set), `go.rs` (parsing `go`),
+//! `output.rs` (what is printed), `shell.rs` (the commands' handlers),
+//! `search_thread.rs` (the worker thread a search or job runs on, and how it ends).
+//! This file holds the command loop and the state they share.
 
+mod commands;
 mod go;
 mod options;
 mod output;
@@ -67,8 +70,8 @@ struct Finished {
 /// pondering, or without any limit) is stopped.
 ///
 /// A reader thread only reads lines; this loop never waits on a search, so `isready`,
-/// `stop` and `quit` are answered at any time (see the README table for what each
-/// command does while a search runs).
+/// `stop` and `quit` are answered at any time (see the table in `docs/engine.md` for
+/// what each command does while a search runs).
 pub fn run(input: impl BufRead + Send + 'static, output: impl Write + Send + 'static) {
     let (sender, events) = mpsc::channel();
     let mut shell = Shell::new(Box::new(output), sender.clone(), events);

@@ -108,7 +108,6 @@ impl Shell {
     /// (waiting at most [`QUIT_GRACE`]); `bench`/`go perft` and queued commands are
     /// dropped, except that every queued `isready` is still answered: a GUI that sent
     /// `stop`, `isready`, `quit` gets its `bestmove` and then its `readyok`.
-    /// (During `genfens`, `quit` is queued instead: see [`Shell::handle_while_busy`].)
     pub(super) fn quit(&mut self) {
         self.stop_for_quit();
         let ready = self
@@ -120,6 +119,18 @@ impl Shell {
             self.out.text("readyok");
         }
         self.queue.clear();
+    }
+
+    /// `quit` while a task runs: [`Shell::quit`], then the loop ends; during `genfens`
+    /// it waits its turn instead, never dropped even when the queue is full (OpenBench
+    /// sends `quit` right after `genfens` and needs every line).
+    pub(super) fn quit_while_busy(&mut self, line: &str) -> bool {
+        if matches!(self.task, Some(Task::Genfens(_))) {
+            self.queue.push_back(line.to_string());
+            return true;
+        }
+        self.quit();
+        false
     }
 
     /// The search part of `quit`: stop it and send its `bestmove`.
