@@ -16,30 +16,30 @@
 //! The parts: `commands.rs` (the command table, each row with its handler and what
 //! it does while a task runs, and the dispatch), `options.rs` (the option table, each
 //! row with its setter, and the `Settings` they set), `go.rs` (parsing `go`),
-//! `output.rs` (what is printed), `shell.rs` (the commands' handlers),
-//! `search_thread.rs` (the worker thread a search or job runs on, and how it ends).
+//! `output.rs` (what is printed), `shell.rs` (the commands' handlers), `task.rs`
+//! (the search or job on the worker thread: its start, the commands that steer it,
+//! its end).
 //! This file holds the command loop and the state they share.
 
 mod commands;
 mod go;
 mod options;
 mod output;
-mod search_thread;
 mod shell;
+mod task;
 
 use std::collections::VecDeque;
 use std::io::{BufRead, Read, Write};
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, Sender};
 
 use crate::position::Game;
-use crate::search::{Control, Searcher};
+use crate::search::Searcher;
 pub use go::GO_KEYWORDS;
 use options::Settings;
 pub use options::option_lines;
 use output::Out;
 use shell::PositionSpec;
+use task::Task;
 
 /// Longest input line kept (a long game's `position … moves` is a few kB); longer
 /// lines are skipped, so endless input without a newline cannot exhaust memory.
@@ -137,36 +137,6 @@ fn read_lines(mut input: impl BufRead, events: &Sender<Event>) {
         let _ = events.send(Event::LineTooLong);
     }
     let _ = events.send(Event::EndOfInput);
-}
-
-/// What runs on the worker thread.
-enum Task {
-    Search(SearchTask),
-    /// `bench` or `go perft`: runs to its end (only `quit` cuts it short).
-    Job,
-    /// `genfens`: `stop` ends it after the position it is on; `quit` waits for it
-    /// (OpenBench sends `quit` right after `genfens` and needs every line).
-    Genfens(Arc<Control>),
-}
-
-struct SearchTask {
-    control: Arc<Control>,
-    /// `go infinite`: `bestmove` only after `stop`.
-    infinite: bool,
-    /// No depth, node, time or clock limit: in practice only `stop` ends it.
-    unbounded: bool,
-    /// `stop` was sent: every other command waits until `bestmove` is out, so a GUI
-    /// that sends `stop` then `isready` reads `bestmove` first.
-    stopping: bool,
-    /// What a search that ended by itself while infinite or pondering prints: the
-    /// protocol withholds `bestmove` until `stop` (or `ponderhit`).
-    held: Option<String>,
-}
-
-impl SearchTask {
-    fn waits_for_stop(&self) -> bool {
-        self.infinite || self.control.pondering.load(Ordering::SeqCst)
-    }
 }
 
 /// The engine state the commands act on.
