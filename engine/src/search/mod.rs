@@ -13,7 +13,7 @@ mod root;
 pub mod see;
 mod smp;
 pub mod stats;
-mod syzygy;
+mod tablebase;
 pub mod time;
 pub mod tt;
 
@@ -383,7 +383,7 @@ impl Searcher {
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
         self.shared.tb_hits.store(0, Ordering::Relaxed);
-        // tb_: a root the tables cover is answered without searching (syzygy.rs),
+        // tb_: a root the tables cover is answered without searching (tablebase.rs),
         // unless the user asked for what only a search gives (restricted root moves,
         // several lines, a proven mate).
         let plain_root =

@@ -151,7 +151,7 @@ impl Worker {
             self.stats.tt_moves += tt_move.is_some() as u64;
         }
 
-        // 3. tb_: a WDL probe right after a capture or pawn move (syzygy.rs).
+        // 3. tb_: a WDL probe right after a capture or pawn move (tablebase.rs).
         if !root
             && ctx.shared.may_probe_tablebase(pos)
             && let Some(score) = self.probe_tablebase(ctx, pos, alpha, beta, depth, ply)

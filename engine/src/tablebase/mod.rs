@@ -367,3 +367,5 @@ fn check_header(path: &Path, magic: [u8; 4]) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod textbook_endings;
