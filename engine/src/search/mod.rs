@@ -30,7 +30,7 @@ pub use crate::score::{INF, MATE, MATE_BOUND, MAX_PLY, NO_SCORE, Score};
 use crate::tablebase::{ProbeSettings, Tablebases};
 use correction::{CorrectionHistory, CorrectionKeys};
 use history::{ContKeys, History, piece_to};
-use see::SeeValues;
+use movepick::OrderingValues;
 pub use stats::{CutKind, SearchStats};
 use time::TimeManager;
 use tt::{TranspositionTable, TtHit, eval_from_tt};
@@ -149,14 +149,30 @@ impl Default for Frame {
 /// atomics, see [`tt`]).
 struct Shared {
     params: Params,
-    see_values: SeeValues,
-    /// LMR table in hundredths of a ply, `[depth][move number]`, built from `lmr_*`.
-    lmr: Vec<i32>,
+    derived: DerivedTables,
     tt: TranspositionTable,
     /// tb_: Syzygy tables (read-only), how to probe them, probes answered by any thread.
     tablebases: Option<Arc<Tablebases>>,
     tb_settings: ProbeSettings,
     tb_hits: AtomicU64,
+}
+
+/// What the search derives from the parameters: built in this one place, for a new
+/// searcher and after every change of the parameters.
+struct DerivedTables {
+    /// see_, caphist_: what move ordering and the SEE tests read.
+    ordering: OrderingValues,
+    /// LMR table in hundredths of a ply, `[depth][move number]`, built from `lmr_*`.
+    lmr: Vec<i32>,
+}
+
+impl DerivedTables {
+    fn new(p: &Params) -> Self {
+        DerivedTables {
+            ordering: OrderingValues::new(p),
+            lmr: lmr_table(p),
+        }
+    }
 }
 
 const LMR_SIZE: usize = 64;
@@ -175,8 +191,7 @@ fn lmr_table(p: &Params) -> Vec<i32> {
 impl Shared {
     fn new(params: Params, hash_mb: usize) -> Self {
         Shared {
-            see_values: SeeValues::new(&params),
-            lmr: lmr_table(&params),
+            derived: DerivedTables::new(&params),
             params,
             tt: TranspositionTable::new(hash_mb),
             tablebases: None,
@@ -187,15 +202,15 @@ impl Shared {
 
     /// Replaces the parameters and rebuilds every table derived from them.
     fn set_params(&mut self, params: Params) {
-        self.see_values = SeeValues::new(&params);
-        self.lmr = lmr_table(&params);
+        self.derived = DerivedTables::new(&params);
         self.params = params;
     }
 
     /// lmr_: the base reduction in hundredths of a ply.
     #[inline(always)]
     fn lmr_reduction(&self, depth: i32, move_number: usize) -> i32 {
-        self.lmr[(depth as usize).min(LMR_SIZE - 1) * LMR_SIZE + move_number.min(LMR_SIZE - 1)]
+        self.derived.lmr
+            [(depth as usize).min(LMR_SIZE - 1) * LMR_SIZE + move_number.min(LMR_SIZE - 1)]
     }
 }
 

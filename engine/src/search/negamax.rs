@@ -257,7 +257,7 @@ impl Worker {
         let mut moves_searched = 0usize;
         let mut quiets_tried = MoveList::new();
         let mut captures_tried = MoveList::new();
-        while let Some(m) = picker.next(pos, &self.history, &sh.see_values) {
+        while let Some(m) = picker.next(pos, &self.history, &sh.derived.ordering) {
             if Some(m) == excluded || root && self.skips_root_move(&m) {
                 continue;
             }
@@ -496,9 +496,15 @@ impl Worker {
         }
         let pc_depth = depth - p.probcut_reduction();
         let mut picker = MovePicker::new_qsearch(n.tt_move, false);
-        while let Some(m) = picker.next(pos, &self.history, &sh.see_values) {
+        while let Some(m) = picker.next(pos, &self.history, &sh.derived.ordering) {
             let threshold = pc_beta - n.static_eval;
-            if see_below(pos, &m, &sh.see_values, picker.known_see(), threshold) {
+            if see_below(
+                pos,
+                &m,
+                &sh.derived.ordering.see,
+                picker.known_see(),
+                threshold,
+            ) {
                 continue;
             }
             let key = self.prefetch_child(sh, pos, &m);
@@ -589,7 +595,7 @@ impl Worker {
                 && see_below(
                     pos,
                     m,
-                    &sh.see_values,
+                    &sh.derived.ordering.see,
                     picker.known_see(),
                     -p.seeprune_capture_margin() * depth * depth,
                 );
@@ -635,7 +641,7 @@ impl Worker {
             && see_below(
                 pos,
                 m,
-                &sh.see_values,
+                &sh.derived.ordering.see,
                 None,
                 -p.seeprune_quiet_margin() * lmr_depth,
             )
