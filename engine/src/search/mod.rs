@@ -613,12 +613,11 @@ impl Worker {
     ///
     /// The evaluation runs before the probe, even though a cut-off or a stored eval
     /// may make it unneeded: the parent prefetches the TT bucket only just before
-    /// making the move, and a probe right after it waited on memory (~12% of all
-    /// time). Evaluating first lets that load complete meanwhile, which is worth far
-    /// more than the evaluations thrown away (1.046× NPS when it was measured). The stored eval
-    /// still wins when there is one: barring a key collision or a parameter change
-    /// since it was stored it is the same value, and taking it keeps the search
-    /// exactly as it was.
+    /// making the move, so a probe at once would wait on memory. Evaluating first
+    /// lets that load complete meanwhile, which gains more speed than the evaluations
+    /// thrown away cost. The stored eval still wins when there is one: barring a key
+    /// collision or a parameter change since it was stored it is the same value, and
+    /// taking it leaves the search unchanged by the order.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn probe_and_evaluate(

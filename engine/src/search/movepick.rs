@@ -154,7 +154,7 @@ impl MovePicker {
             threats: (!threats_on).then_some(0),
             moves: MoveList::new(),
             // One uninitialised value, not `[MaybeUninit::uninit(); MAX_MOVES]`: the
-            // repeat expression compiled to a 1 KB memset at every node.
+            // repeat expression compiles to a 1 KB memset at every node.
             // SAFETY: an array of `MaybeUninit` is valid uninitialised.
             scores: unsafe { MaybeUninit::uninit().assume_init() },
             cursor: 0,
@@ -393,9 +393,9 @@ impl MovePicker {
 
     /// The next move to search, or `None` when all are exhausted.
     ///
-    /// Inlined into the two searches' move loops: called once per move, its
-    /// prologue and epilogue were 2% of all instructions. The stages' heavy work
-    /// (generation, quiet scoring) stays out of line.
+    /// Inlined into the two searches' move loops: it is called once per move, and a
+    /// call's prologue and epilogue would cost about 2% of all instructions. The
+    /// stages' heavy work (generation, quiet scoring) stays out of line.
     #[inline(always)]
     pub fn next(
         &mut self,

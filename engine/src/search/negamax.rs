@@ -19,7 +19,7 @@ use crate::position::Position;
 use crate::score::{INF, MATE, MATE_BOUND, MAX_PLY, NO_SCORE};
 
 /// What the sections of one node read once its static eval is known. Passed by
-/// value to the inlined helpers: by reference it compiled to more instructions.
+/// value to the inlined helpers: by reference it compiles to more instructions.
 #[derive(Clone, Copy)]
 struct Node {
     /// Draft; internal iterative reduction lowers it before the move loop.

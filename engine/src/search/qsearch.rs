@@ -1,6 +1,6 @@
 //! Quiescence search: stand pat, then captures and promotions (generated alone by
 //! [`crate::movegen`], never the full move list), every evasion when in check,
-//! losing captures (SEE < 0) skipped and delta pruning (`qs_delta_margin`).
+//! losing captures (SEE < 0) skipped and delta pruning (`qs_delta_`).
 
 use std::ops::ControlFlow;
 
@@ -64,7 +64,8 @@ impl Worker {
         let mut picker = MovePicker::new_qsearch(tt_move, in_check);
         while let Some(m) = picker.next(pos, &self.history, &sh.derived.ordering) {
             if !in_check {
-                // Delta pruning: even winning the victim outright cannot reach alpha.
+                // qs_delta_: delta pruning. Even winning the victim outright cannot
+                // reach alpha.
                 if m.promotion().is_none()
                     && static_eval
                         + captured_value(&m, &sh.derived.ordering.see)
