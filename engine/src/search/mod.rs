@@ -3,6 +3,19 @@
 //! principal variation search with a transposition table, staged move ordering,
 //! quiescence search and the usual selectivity, every margin a parameter of
 //! `params/search.json`. Each technique has one section named after its prefix.
+//!
+//! The files: `root.rs` (iterative deepening, aspiration windows, MultiPV),
+//! `negamax.rs` (the main search, one helper per technique), `qsearch.rs`, move
+//! ordering (`movepick.rs`, `history.rs`, `see.rs`), `tt.rs` (the transposition
+//! table), `correction.rs` (correction history), `time.rs` (time management),
+//! `smp.rs` (Lazy SMP), `tablebase.rs` (the Syzygy probes) and `stats.rs` (counters
+//! for `bench --stats` and `SearchStats`); this file holds the API and the state
+//! they share.
+//!
+//! It may use every module below it: the board modules (`score`, `rays`,
+//! `position`, `movegen`, `prefetch`), `params`, `eval` and `tablebase`; never the
+//! shell (`uci`) or the tools (`bench`, `genfens`, `openings`), which call it. Its
+//! tests also walk `perft`'s suite of positions.
 
 mod correction;
 pub mod history;

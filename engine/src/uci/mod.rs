@@ -20,6 +20,10 @@
 //! (the search or job on the worker thread: its start, the commands that steer it,
 //! its end).
 //! This file holds the command loop and the state they share.
+//!
+//! The shell is the top of the engine: it may use any other engine module (the
+//! search, the evaluation for `eval`, the tablebases for `SyzygyPath`, the tools
+//! `bench`, `perft` and `genfens`), and none of them uses it.
 
 mod commands;
 mod go;
