@@ -232,10 +232,6 @@ impl Position {
         self.board.halfmoves()
     }
 
-    pub fn castling_mode(&self) -> CastlingMode {
-        self.board.castles().mode()
-    }
-
     /// FEN of the position (legal en passant square, as GUIs expect).
     pub fn fen(&self) -> String {
         Fen::from_position(&self.board, EnPassantMode::Legal).to_string()

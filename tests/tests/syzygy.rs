@@ -113,7 +113,9 @@ fn result_after(tables: &Tablebases, fen: &str, mv: &str) -> Wdl {
 
 // Textbook endings with their result for the side to move, shared with the engine's
 // tablebase unit tests.
-include!("../../engine/src/tablebase/textbook_endings.rs");
+#[path = "../../engine/src/tablebase/textbook_endings.rs"]
+mod textbook_endings;
+use textbook_endings::KNOWN;
 
 #[test]
 fn the_options_are_listed() {

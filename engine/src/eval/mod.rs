@@ -11,6 +11,15 @@
 //! Material and piece-square values are summed incrementally by the position
 //! wrapper when the search moves with [`Position::play_psq`] and this evaluator's
 //! [`Evaluator::psq_table`]; other positions are summed here.
+//!
+//! The files: one per group of terms (`pawns.rs`, `passed.rs`, `king_danger.rs`,
+//! `shelter.rs`, `threats.rs`, `outposts.rs`, `complexity.rs`), the feature numbering
+//! Texel tuning reads (`features.rs`), the term-by-term trace (`trace.rs`) and the
+//! eval and pawn caches (`cache.rs`); this file sums them.
+//!
+//! It may use the board modules (`score`, `rays`, `position`, `prefetch`) and
+//! `params`, nothing above them: never the search, the tablebases or the shell. Its
+//! tests also walk `perft`'s suite of positions.
 
 mod cache;
 mod complexity;

@@ -3,7 +3,8 @@
 //! `params/*.json` is the single source of truth; `build.rs` turns it into the
 //! plain [`Params`] struct (one `i32` field per parameter, read in the hot path
 //! through `#[inline(always)]` accessors) and the [`PARAM_SPECS`] table of names,
-//! bounds and SPSA constants. This module knows nothing of who reads them.
+//! bounds and SPSA constants. This module knows nothing of who reads them: it
+//! uses no other engine module, only the `occam-params` crate.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;

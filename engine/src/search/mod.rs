@@ -3,6 +3,19 @@
 //! principal variation search with a transposition table, staged move ordering,
 //! quiescence search and the usual selectivity, every margin a parameter of
 //! `params/search.json`. Each technique has one section named after its prefix.
+//!
+//! The files: `root.rs` (iterative deepening, aspiration windows, MultiPV),
+//! `negamax.rs` (the main search, one helper per technique), `qsearch.rs`, move
+//! ordering (`movepick.rs`, `history.rs`, `see.rs`), `tt.rs` (the transposition
+//! table), `correction.rs` (correction history), `time.rs` (time management),
+//! `smp.rs` (Lazy SMP), `tablebase.rs` (the Syzygy probes) and `stats.rs` (counters
+//! for `bench --stats` and `SearchStats`); this file holds the API and the state
+//! they share.
+//!
+//! It may use every module below it: the board modules (`score`, `rays`,
+//! `position`, `movegen`, `prefetch`), `params`, `eval` and `tablebase`; never the
+//! shell (`uci`) or the tools (`bench`, `genfens`, `openings`), which call it. Its
+//! tests also walk `perft`'s suite of positions.
 
 mod correction;
 pub mod history;
@@ -13,7 +26,7 @@ mod root;
 pub mod see;
 mod smp;
 pub mod stats;
-mod syzygy;
+mod tablebase;
 pub mod time;
 pub mod tt;
 
@@ -30,7 +43,7 @@ pub use crate::score::{INF, MATE, MATE_BOUND, MAX_PLY, NO_SCORE, Score};
 use crate::tablebase::{ProbeSettings, Tablebases};
 use correction::{CorrectionHistory, CorrectionKeys};
 use history::{ContKeys, History, piece_to};
-use see::SeeValues;
+use movepick::OrderingValues;
 pub use stats::{CutKind, SearchStats};
 use time::TimeManager;
 use tt::{TranspositionTable, TtHit, eval_from_tt};
@@ -149,14 +162,30 @@ impl Default for Frame {
 /// atomics, see [`tt`]).
 struct Shared {
     params: Params,
-    see_values: SeeValues,
-    /// LMR table in hundredths of a ply, `[depth][move number]`, built from `lmr_*`.
-    lmr: Vec<i32>,
+    derived: DerivedTables,
     tt: TranspositionTable,
     /// tb_: Syzygy tables (read-only), how to probe them, probes answered by any thread.
     tablebases: Option<Arc<Tablebases>>,
     tb_settings: ProbeSettings,
     tb_hits: AtomicU64,
+}
+
+/// What the search derives from the parameters: built in this one place, for a new
+/// searcher and after every change of the parameters.
+struct DerivedTables {
+    /// see_, caphist_: what move ordering and the SEE tests read.
+    ordering: OrderingValues,
+    /// LMR table in hundredths of a ply, `[depth][move number]`, built from `lmr_*`.
+    lmr: Vec<i32>,
+}
+
+impl DerivedTables {
+    fn new(p: &Params) -> Self {
+        DerivedTables {
+            ordering: OrderingValues::new(p),
+            lmr: lmr_table(p),
+        }
+    }
 }
 
 const LMR_SIZE: usize = 64;
@@ -175,8 +204,7 @@ fn lmr_table(p: &Params) -> Vec<i32> {
 impl Shared {
     fn new(params: Params, hash_mb: usize) -> Self {
         Shared {
-            see_values: SeeValues::new(&params),
-            lmr: lmr_table(&params),
+            derived: DerivedTables::new(&params),
             params,
             tt: TranspositionTable::new(hash_mb),
             tablebases: None,
@@ -187,15 +215,15 @@ impl Shared {
 
     /// Replaces the parameters and rebuilds every table derived from them.
     fn set_params(&mut self, params: Params) {
-        self.see_values = SeeValues::new(&params);
-        self.lmr = lmr_table(&params);
+        self.derived = DerivedTables::new(&params);
         self.params = params;
     }
 
     /// lmr_: the base reduction in hundredths of a ply.
     #[inline(always)]
     fn lmr_reduction(&self, depth: i32, move_number: usize) -> i32 {
-        self.lmr[(depth as usize).min(LMR_SIZE - 1) * LMR_SIZE + move_number.min(LMR_SIZE - 1)]
+        self.derived.lmr
+            [(depth as usize).min(LMR_SIZE - 1) * LMR_SIZE + move_number.min(LMR_SIZE - 1)]
     }
 }
 
@@ -383,7 +411,7 @@ impl Searcher {
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
         self.shared.tb_hits.store(0, Ordering::Relaxed);
-        // tb_: a root the tables cover is answered without searching (syzygy.rs),
+        // tb_: a root the tables cover is answered without searching (tablebase.rs),
         // unless the user asked for what only a search gives (restricted root moves,
         // several lines, a proven mate).
         let plain_root =
@@ -598,12 +626,11 @@ impl Worker {
     ///
     /// The evaluation runs before the probe, even though a cut-off or a stored eval
     /// may make it unneeded: the parent prefetches the TT bucket only just before
-    /// making the move, and a probe right after it waited on memory (~12% of all
-    /// time). Evaluating first lets that load complete meanwhile, which is worth far
-    /// more than the evaluations thrown away (1.046× NPS when it was measured). The stored eval
-    /// still wins when there is one: barring a key collision or a parameter change
-    /// since it was stored it is the same value, and taking it keeps the search
-    /// exactly as it was.
+    /// making the move, so a probe at once would wait on memory. Evaluating first
+    /// lets that load complete meanwhile, which gains more speed than the evaluations
+    /// thrown away cost. The stored eval still wins when there is one: barring a key
+    /// collision or a parameter change since it was stored it is the same value, and
+    /// taking it leaves the search unchanged by the order.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn probe_and_evaluate(

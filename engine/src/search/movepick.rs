@@ -17,7 +17,29 @@ use super::history::{ContKeys, History};
 use super::see::{SeeValues, captured_value, see};
 use super::stats::CutKind;
 use crate::movegen::{self, is_noisy};
+use crate::params::Params;
 use crate::position::{CheckSquares, Position};
+
+/// What move ordering reads from the parameters: the SEE piece values (MVV/LVA and
+/// the good/bad capture split) and the capture history's weight in both (caphist_).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OrderingValues {
+    pub see: SeeValues,
+    /// caphist_: capture history units per centipawn of ordering score.
+    pub caphist_div: i32,
+    /// caphist_: capture history units per centipawn the SEE of a good capture may lose.
+    pub caphist_see_div: i32,
+}
+
+impl OrderingValues {
+    pub fn new(p: &Params) -> Self {
+        OrderingValues {
+            see: SeeValues::new(p),
+            caphist_div: p.caphist_div(),
+            caphist_see_div: p.caphist_see_div(),
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Stage {
@@ -132,7 +154,7 @@ impl MovePicker {
             threats: (!threats_on).then_some(0),
             moves: MoveList::new(),
             // One uninitialised value, not `[MaybeUninit::uninit(); MAX_MOVES]`: the
-            // repeat expression compiled to a 1 KB memset at every node.
+            // repeat expression compiles to a 1 KB memset at every node.
             // SAFETY: an array of `MaybeUninit` is valid uninitialised.
             scores: unsafe { MaybeUninit::uninit().assume_init() },
             cursor: 0,
@@ -164,7 +186,8 @@ impl MovePicker {
     // The stages that run once per node (generation, scoring) are kept out of line:
     // inlined, their set-up code was hoisted into `next` and paid on every call.
     #[inline(never)]
-    fn generate(&mut self, pos: &Position, history: &History, values: &SeeValues) {
+    fn generate(&mut self, pos: &Position, history: &History, ordering: &OrderingValues) {
+        let values = &ordering.see;
         if self.noisy_only || !(self.full_list || pos.is_check()) {
             // Only the noisy moves; the main search generates its quiets in a later
             // stage.
@@ -223,7 +246,7 @@ impl MovePicker {
             }
             debug_assert!(is_noisy(&self.moves[i]));
             let promo = promotion.map_or(0, |r| values.of(r));
-            let hist = history.capture_score_parts(color, role, to, capture) / values.caphist_div;
+            let hist = history.capture_score_parts(color, role, to, capture) / ordering.caphist_div;
             let victim = capture.map_or(0, |r| values.of(r));
             let score = (victim + promo + hist) * 16 - role as i32;
             self.scores[i] = MaybeUninit::new(score);
@@ -370,11 +393,17 @@ impl MovePicker {
 
     /// The next move to search, or `None` when all are exhausted.
     ///
-    /// Inlined into the two searches' move loops: called once per move, its
-    /// prologue and epilogue were 2% of all instructions. The stages' heavy work
-    /// (generation, quiet scoring) stays out of line.
+    /// Inlined into the two searches' move loops: it is called once per move, and a
+    /// call's prologue and epilogue would cost about 2% of all instructions. The
+    /// stages' heavy work (generation, quiet scoring) stays out of line.
     #[inline(always)]
-    pub fn next(&mut self, pos: &Position, history: &History, values: &SeeValues) -> Option<Move> {
+    pub fn next(
+        &mut self,
+        pos: &Position,
+        history: &History,
+        ordering: &OrderingValues,
+    ) -> Option<Move> {
+        let values = &ordering.see;
         loop {
             match self.stage {
                 Stage::TtMove => {
@@ -384,7 +413,7 @@ impl MovePicker {
                     }
                 }
                 Stage::Generate => {
-                    self.generate(pos, history, values);
+                    self.generate(pos, history, ordering);
                     self.stage = Stage::GoodCaptures;
                 }
                 Stage::GoodCaptures => match self.pick_best(self.noisy_end) {
@@ -403,7 +432,7 @@ impl MovePicker {
                         let threshold = if self.noisy_only {
                             0
                         } else {
-                            -history.capture_score(pos.turn(), &m) / values.caphist_see_div
+                            -history.capture_score(pos.turn(), &m) / ordering.caphist_see_div
                         };
                         let see = see(pos, &m, values);
                         if see >= threshold.min(0) {
@@ -468,12 +497,11 @@ impl MovePicker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::Params;
 
     fn order(fen: &str, tt: Option<&str>, killers: [Option<&str>; 2]) -> Vec<String> {
         let pos = Position::from_fen(fen, false).unwrap();
         let mv = |s: &str| pos.parse_uci_move(s).unwrap();
-        let values = SeeValues::new(&Params::default());
+        let values = OrderingValues::new(&Params::default());
         let history = History::default();
         let mut p = MovePicker::new(
             tt.map(mv),
@@ -514,7 +542,7 @@ mod tests {
     /// counter move, and with the quiets pruned part-way.
     #[test]
     fn staged_generation_keeps_the_full_list_order_at_perft_nodes() {
-        let values = SeeValues::new(&Params::default());
+        let values = OrderingValues::new(&Params::default());
         let history = History::default();
         let (mut nodes, mut compared) = (0u64, 0u64);
         crate::perft::walk_suite(&|p, m| p.play(m), &mut |pos| {
@@ -555,7 +583,7 @@ mod tests {
     /// moves, in the main search's and the q-search's pickers.
     #[test]
     fn known_see_is_the_see_of_the_move_just_returned() {
-        let values = SeeValues::new(&Params::default());
+        let values = OrderingValues::new(&Params::default());
         let history = History::default();
         let (mut known, mut bad) = (0u64, 0u64);
         crate::perft::walk_suite(&|p, m| p.play(m), &mut |pos| {
@@ -570,14 +598,14 @@ mod tests {
                 while let Some(m) = p.next(pos, &history, &values) {
                     match p.known_see() {
                         Some(s) => {
-                            assert_eq!(s, see(pos, &m, &values), "{} {m}", pos.fen());
+                            assert_eq!(s, see(pos, &m, &values.see), "{} {m}", pos.fen());
                             known += 1;
                         }
                         None => assert!(
                             Some(m) == tt
                                 || !is_noisy(&m)
                                 || m.is_promotion()
-                                || captured_value(&m, &values) >= values.of(m.role()),
+                                || captured_value(&m, &values.see) >= values.see.of(m.role()),
                             "{} {m}",
                             pos.fen()
                         ),
@@ -619,7 +647,7 @@ mod tests {
     /// (TT move, staged captures, killers, quiets, bad captures), made with the
     /// search's copy-make.
     fn picker_perft(pos: &Position, depth: u32, tt: bool) -> u64 {
-        fn go(pos: &Position, depth: u32, tt: bool, h: &History, v: &SeeValues) -> u64 {
+        fn go(pos: &Position, depth: u32, tt: bool, h: &History, v: &OrderingValues) -> u64 {
             if depth == 0 {
                 return 1;
             }
@@ -634,7 +662,7 @@ mod tests {
             }
             nodes
         }
-        let values = SeeValues::new(&Params::default());
+        let values = OrderingValues::new(&Params::default());
         go(pos, depth, tt, &History::default(), &values)
     }
 
@@ -754,7 +782,7 @@ mod tests {
     fn skipped_quiets_leave_only_checks_unless_checks_are_skipped_too() {
         let fen = "r3k3/8/3p4/4p3/8/5N2/8/R3K2Q w - - 0 1";
         let pos = Position::from_fen(fen, false).unwrap();
-        let values = SeeValues::new(&Params::default());
+        let values = OrderingValues::new(&Params::default());
         let history = History::default();
         let run = |checks_too: bool| {
             let mut p = MovePicker::new(None, [None; 2], None, ContKeys::default(), false);
@@ -795,7 +823,7 @@ mod tests {
     fn no_quiets_when_skipped_and_qsearch_only_good_noisy() {
         let fen = "r3k3/8/3p4/4p3/8/5N2/8/R3K3 w - - 0 1";
         let pos = Position::from_fen(fen, false).unwrap();
-        let values = SeeValues::new(&Params::default());
+        let values = OrderingValues::new(&Params::default());
         let history = History::default();
         let mut p = MovePicker::new_qsearch(None, false);
         let mut out = Vec::new();

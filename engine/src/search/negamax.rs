@@ -19,7 +19,7 @@ use crate::position::Position;
 use crate::score::{INF, MATE, MATE_BOUND, MAX_PLY, NO_SCORE};
 
 /// What the sections of one node read once its static eval is known. Passed by
-/// value to the inlined helpers: by reference it compiled to more instructions.
+/// value to the inlined helpers: by reference it compiles to more instructions.
 #[derive(Clone, Copy)]
 struct Node {
     /// Draft; internal iterative reduction lowers it before the move loop.
@@ -151,7 +151,7 @@ impl Worker {
             self.stats.tt_moves += tt_move.is_some() as u64;
         }
 
-        // 3. tb_: a WDL probe right after a capture or pawn move (syzygy.rs).
+        // 3. tb_: a WDL probe right after a capture or pawn move (tablebase.rs).
         if !root
             && ctx.shared.may_probe_tablebase(pos)
             && let Some(score) = self.probe_tablebase(ctx, pos, alpha, beta, depth, ply)
@@ -257,7 +257,7 @@ impl Worker {
         let mut moves_searched = 0usize;
         let mut quiets_tried = MoveList::new();
         let mut captures_tried = MoveList::new();
-        while let Some(m) = picker.next(pos, &self.history, &sh.see_values) {
+        while let Some(m) = picker.next(pos, &self.history, &sh.derived.ordering) {
             if Some(m) == excluded || root && self.skips_root_move(&m) {
                 continue;
             }
@@ -496,9 +496,15 @@ impl Worker {
         }
         let pc_depth = depth - p.probcut_reduction();
         let mut picker = MovePicker::new_qsearch(n.tt_move, false);
-        while let Some(m) = picker.next(pos, &self.history, &sh.see_values) {
+        while let Some(m) = picker.next(pos, &self.history, &sh.derived.ordering) {
             let threshold = pc_beta - n.static_eval;
-            if see_below(pos, &m, &sh.see_values, picker.known_see(), threshold) {
+            if see_below(
+                pos,
+                &m,
+                &sh.derived.ordering.see,
+                picker.known_see(),
+                threshold,
+            ) {
                 continue;
             }
             let key = self.prefetch_child(sh, pos, &m);
@@ -589,7 +595,7 @@ impl Worker {
                 && see_below(
                     pos,
                     m,
-                    &sh.see_values,
+                    &sh.derived.ordering.see,
                     picker.known_see(),
                     -p.seeprune_capture_margin() * depth * depth,
                 );
@@ -635,7 +641,7 @@ impl Worker {
             && see_below(
                 pos,
                 m,
-                &sh.see_values,
+                &sh.derived.ordering.see,
                 None,
                 -p.seeprune_quiet_margin() * lmr_depth,
             )

@@ -1,6 +1,6 @@
 //! Quiescence search: stand pat, then captures and promotions (generated alone by
 //! [`crate::movegen`], never the full move list), every evasion when in check,
-//! losing captures (SEE < 0) skipped and delta pruning (`qs_delta_margin`).
+//! losing captures (SEE < 0) skipped and delta pruning (`qs_delta_`).
 
 use std::ops::ControlFlow;
 
@@ -62,11 +62,14 @@ impl Worker {
         // Only a move the picker keeps is checked for legality (see `new_qsearch`).
         let tt_move = tt.and_then(|h| h.mv_if(pos, |m| in_check || is_noisy(m)));
         let mut picker = MovePicker::new_qsearch(tt_move, in_check);
-        while let Some(m) = picker.next(pos, &self.history, &sh.see_values) {
+        while let Some(m) = picker.next(pos, &self.history, &sh.derived.ordering) {
             if !in_check {
-                // Delta pruning: even winning the victim outright cannot reach alpha.
+                // qs_delta_: delta pruning. Even winning the victim outright cannot
+                // reach alpha.
                 if m.promotion().is_none()
-                    && static_eval + captured_value(&m, &sh.see_values) + p.qs_delta_margin()
+                    && static_eval
+                        + captured_value(&m, &sh.derived.ordering.see)
+                        + p.qs_delta_margin()
                         <= alpha
                 {
                     continue;
@@ -74,7 +77,7 @@ impl Worker {
                 // The picker already dropped losing captures; the TT move and
                 // promotions were not screened by SEE there.
                 if (Some(m) == tt_move || m.is_promotion())
-                    && see_below(pos, &m, &sh.see_values, picker.known_see(), 0)
+                    && see_below(pos, &m, &sh.derived.ordering.see, picker.known_see(), 0)
                 {
                     continue;
                 }

@@ -2,12 +2,14 @@
 //! `searchmoves`, the iteration reports and the checks between iterations (time
 //! `tm_*`, nodes, `go mate`).
 
+use std::cmp::Reverse;
 use std::sync::atomic::Ordering;
 
 use shakmaty::Move;
 
 use super::time::IterationVerdict;
 use super::{Ctx, Frame, Game, Limits, SearchInfo, SearchResult, Worker, smp};
+use crate::position::Position;
 use crate::score::{INF, MATE_BOUND, MAX_PLY, Score};
 
 /// One completed principal variation of an iteration (MultiPV line).
@@ -17,8 +19,46 @@ struct Line {
     pv: Vec<Move>,
 }
 
+/// The root of one search, as set up before its first iteration.
+struct Root {
+    /// The position, carrying its material + PST sum so its children need not sum it.
+    position: Position,
+    /// The moves searched: the legal ones among `searchmoves`, else every legal move.
+    allowed: Vec<Move>,
+    /// Lines searched per iteration: MultiPV for the main thread, one for a helper.
+    multi_pv: usize,
+    max_depth: i32,
+}
+
+/// What the completed iterations found, and how steady it was (for `tm_`).
+struct Progress {
+    /// The last completed iteration's lines, best first (none before the first).
+    lines: Vec<Line>,
+    /// What the search returns if it ends now.
+    result: SearchResult,
+    /// The last completed iteration's best move (`None` before the first).
+    best_move: Option<Move>,
+    /// Completed iterations in a row, before the last, with its best move.
+    stable_iterations: u32,
+}
+
 impl Worker {
     /// Searches `game.position` deeper and deeper until a limit is reached.
+    ///
+    /// 1. Root set-up ([`Self::set_up_root`]): the thread's per-search state, the
+    ///    root moves `searchmoves` allows, the move played should no iteration
+    ///    complete, and the answer of a root without a legal move (mate, stalemate).
+    /// 2. Each depth (a helper skips some, [`smp::skips_depth`]): the MultiPV lines
+    ///    ([`Self::search_lines`]), each an aspiration search ([`Self::aspiration`])
+    ///    of the root without the better lines' first moves.
+    /// 3. An interrupted iteration ([`Self::keep_interrupted_iteration`]) ends the
+    ///    search; what it settled before the stop still counts.
+    /// 4. A completed one becomes the result, ordered by score, and is reported
+    ///    ([`Self::report_iteration`]).
+    /// 5. Whether another iteration starts: `go mate` ([`Self::mate_found`]), the
+    ///    clock adjusted to the iteration (`tm_`, [`Self::adjust_time`]), then a
+    ///    forced move, the soft time limit, the node limit and `stop`
+    ///    ([`Self::search_is_over`]).
     pub(super) fn iterative_deepening(
         &mut self,
         ctx: &mut Ctx,
@@ -26,7 +66,67 @@ impl Worker {
         limits: &Limits,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
-        let (sh, p) = (ctx.shared, &ctx.shared.params);
+        let root = match self.set_up_root(ctx, game, limits) {
+            Ok(root) => root,
+            Err(no_legal_move) => return no_legal_move,
+        };
+        let mut progress = Progress {
+            lines: Vec::with_capacity(root.multi_pv),
+            result: self.fallback_result(ctx, &root),
+            best_move: None,
+            stable_iterations: 0,
+        };
+        for depth in 1..=root.max_depth {
+            if ctx.helper.is_some_and(|h| smp::skips_depth(h, depth)) {
+                continue;
+            }
+            self.root_depth = depth;
+            self.seldepth = 0;
+            let iteration_start_nodes = self.nodes;
+            let (mut lines, failed_low) = self.search_lines(ctx, &root, depth, &progress.lines);
+            if self.stopped {
+                self.keep_interrupted_iteration(&lines, &mut progress.result);
+                break;
+            }
+            // Lines are found best first; a later one may still score higher (search
+            // instability): order them by score, stably.
+            lines.sort_by_key(|l| Reverse(l.score));
+            let prev_score = progress.lines.first().map_or(0, |l| l.score);
+            let score = lines[0].score;
+            let best = lines[0].pv.first().copied().or(progress.result.best_move);
+            progress.result = SearchResult {
+                best_move: best,
+                ponder_move: lines[0].pv.get(1).copied(),
+                score: Score::from_internal(score),
+                depth: depth as u32,
+                nodes: self.nodes,
+            };
+            self.report_iteration(ctx, &lines, best, iteration_start_nodes, on_info);
+            progress.lines = lines;
+            if self.mate_found(ctx, limits, &progress.result) {
+                break;
+            }
+            let dropped = failed_low || score < prev_score - ctx.shared.params.asp_delta();
+            self.adjust_time(ctx, &mut progress, best, depth > 1 && dropped);
+            if self.search_is_over(ctx, limits, &root) {
+                break;
+            }
+        }
+        self.flush_nodes(ctx);
+        self.stats.searches += 1;
+        self.stats.time += ctx.tm.start.elapsed();
+        progress.result.nodes = self.nodes;
+        progress.result
+    }
+
+    /// Step 1: resets the thread's per-search state and sets up the root, or answers
+    /// a root without a legal move (`Err`: mate or stalemate, no move).
+    fn set_up_root(
+        &mut self,
+        ctx: &Ctx,
+        game: &Game,
+        limits: &Limits,
+    ) -> Result<Root, SearchResult> {
         self.history.clear_killers();
         self.nodes = 0;
         self.reported = 0;
@@ -36,193 +136,211 @@ impl Worker {
         self.keys.extend_from_slice(&game.history);
         self.root_keys = self.keys.len();
         self.stack.fill(Frame::default());
-        // The root carries its material + PST sum, so its children need not sum it.
-        let root = &game.position.with_psq(self.eval.psq_table());
-        let legal = root.legal_moves();
+        let position = game.position.with_psq(self.eval.psq_table());
+        let legal = position.legal_moves();
         // searchmoves: the legal ones among them; none legal (or none given) is all.
         self.root_moves.clear();
         self.root_moves
             .extend(legal.iter().filter(|m| limits.searchmoves.contains(m)));
         self.root_excluded.clear();
         self.root_move_nodes.clear();
+        if legal.is_empty() {
+            let score = if position.is_check() {
+                Score::Mate(0)
+            } else {
+                Score::Cp(0)
+            };
+            return Err(SearchResult {
+                best_move: None,
+                ponder_move: None,
+                score,
+                depth: 0,
+                nodes: 0,
+            });
+        }
         let allowed: Vec<Move> = if self.root_moves.is_empty() {
             legal.to_vec()
         } else {
             self.root_moves.clone()
         };
-        // Fallback before any iteration completes: the TT move, else the first legal move.
-        let tt_move = sh
-            .tt
-            .probe(root, 0)
-            .and_then(|h| h.mv(root))
-            .filter(|m| allowed.contains(m));
-        let mut result = SearchResult {
-            best_move: tt_move.or_else(|| allowed.first().copied()),
-            ponder_move: None,
-            score: Score::Cp(0),
-            depth: 0,
-            nodes: 0,
-        };
-        if legal.is_empty() {
-            result.score = if root.is_check() {
-                Score::Mate(0)
-            } else {
-                Score::Cp(0)
-            };
-            return result;
-        }
-        let max_depth = limits
-            .depth
-            .unwrap_or(MAX_PLY as u32)
-            .clamp(1, MAX_PLY as u32 - 8) as i32;
         // MultiPV: the main thread searches that many lines (helpers one).
         let multi_pv = if ctx.helper.is_some() {
             1
         } else {
             limits.multi_pv.clamp(1, allowed.len())
         };
-        let mut lines: Vec<Line> = Vec::with_capacity(multi_pv);
-        let mut prev_best: Option<Move> = None;
-        let mut stable_iterations = 0u32;
-        for depth in 1..=max_depth {
-            if ctx.helper.is_some_and(|h| smp::skips_depth(h, depth)) {
-                continue;
-            }
-            self.root_depth = depth;
-            self.seldepth = 0;
-            let iteration_start_nodes = self.nodes;
+        let max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as u32)
+            .clamp(1, MAX_PLY as u32 - 8) as i32;
+        Ok(Root {
+            position,
+            allowed,
+            multi_pv,
+            max_depth,
+        })
+    }
 
-            // The k-th line searches the root without the first moves of lines 1..k.
-            let mut current: Vec<Line> = Vec::with_capacity(multi_pv);
-            let mut failed_low = false;
-            self.root_excluded.clear();
-            for k in 0..multi_pv {
-                let prev_score = lines.get(k).map_or(0, |l| l.score);
-                let (score, fl) = self.aspiration(ctx, root, depth, prev_score);
-                if self.stopped {
-                    break;
-                }
-                failed_low |= k == 0 && fl;
-                let pv: Vec<Move> = self.pv[0][..self.pv_len[0]]
-                    .iter()
-                    .flatten()
-                    .copied()
-                    .collect();
-                let Some(&first) = pv.first() else {
-                    // No move raised the root's alpha: nothing to exclude for a next line.
-                    current.push(Line { score, pv });
-                    break;
-                };
-                self.root_excluded.push(first);
-                current.push(Line { score, pv });
-            }
-            self.root_excluded.clear();
-            if self.stopped {
-                if let Some(line) = current.first() {
-                    // The best line completed this depth; later lines did not.
-                    result.best_move = line.pv.first().copied().or(result.best_move);
-                    result.ponder_move = line.pv.get(1).copied();
-                } else if self.pv_len[0] > 0
-                    && let Some(best) = self.pv[0][0]
-                {
-                    // An interrupted iteration still counts when a root move was
-                    // searched to the end above alpha: it failed high or became the new
-                    // best.
-                    result.best_move = Some(best);
-                    result.ponder_move = if self.pv_len[0] > 1 {
-                        self.pv[0][1]
-                    } else {
-                        None
-                    };
-                }
-                break;
-            }
-            // Lines are found best first; a later one may still score higher (search
-            // instability): order them by score, stably.
-            current.sort_by_key(|l| std::cmp::Reverse(l.score));
-
-            let prev_score = lines.first().map_or(0, |l| l.score);
-            let score = current[0].score;
-            let best = current[0].pv.first().copied().or(result.best_move);
-            result = SearchResult {
-                best_move: best,
-                ponder_move: current[0].pv.get(1).copied(),
-                score: Score::from_internal(score),
-                depth: depth as u32,
-                nodes: self.nodes,
-            };
-            let time_ms = ctx.tm.elapsed_ms();
-            let nodes = self.total_nodes(ctx);
-            self.stats.record_iteration(
-                depth as usize,
-                self.nodes - iteration_start_nodes,
-                ctx.tm.start.elapsed(),
-            );
-            let hashfull = sh.tt.hashfull();
-            for (k, line) in current.iter().enumerate() {
-                on_info(&SearchInfo {
-                    depth: depth as u32,
-                    seldepth: self.seldepth as u32,
-                    multipv: k + 1,
-                    score: Score::from_internal(line.score),
-                    nodes,
-                    nps: nodes * 1000 / time_ms.max(1),
-                    hashfull,
-                    tbhits: sh.tb_hits.load(Ordering::Relaxed),
-                    time_ms,
-                    pv: if line.pv.is_empty() && k == 0 {
-                        best.into_iter().collect()
-                    } else {
-                        line.pv.clone()
-                    },
-                });
-            }
-            lines = current;
-
-            // go mate: a mate in at most that many moves is proven.
-            if ctx.helper.is_none()
-                && let (Some(n), Score::Mate(m)) = (limits.mate, result.score)
-                && m > 0
-                && m as u32 <= n
-            {
-                break;
-            }
-            // tm_: extend on instability / fail low, stop before a hopeless iteration.
-            let changed = prev_best.is_some() && prev_best != best;
-            let dropped = failed_low || score < prev_score - p.asp_delta();
-            ctx.tm.adjust(
-                p,
-                &IterationVerdict {
-                    best_move_changed: changed,
-                    stable_iterations,
-                    score_dropped: depth > 1 && dropped,
-                    best_move_node_pct: best.map_or(100, |m| self.root_move_node_pct(m)),
-                },
-            );
-            stable_iterations = if changed { 0 } else { stable_iterations + 1 };
-            prev_best = best;
-            // A forced reply on the clock needs no thinking: save the time. Helpers
-            // leave the clock to the main thread, which stops them.
-            let forced = allowed.len() == 1 && limits.clock.is_some();
-            if ctx.helper.is_none()
-                && !ctx.infinite
-                && !ctx.control.pondering.load(Ordering::Relaxed)
-                && (ctx.tm.soft_expired() || forced)
-            {
-                break;
-            }
-            if ctx.node_limit.is_some_and(|n| self.total_nodes(ctx) >= n)
-                || ctx.control.stop.load(Ordering::Relaxed)
-                || Worker::team_aborted(ctx)
-            {
-                break;
-            }
+    /// Step 1: the result before any iteration completes: the TT move, else the
+    /// first allowed move.
+    fn fallback_result(&self, ctx: &Ctx, root: &Root) -> SearchResult {
+        let pos = &root.position;
+        let tt_move = ctx
+            .shared
+            .tt
+            .probe(pos, 0)
+            .and_then(|h| h.mv(pos))
+            .filter(|m| root.allowed.contains(m));
+        SearchResult {
+            best_move: tt_move.or_else(|| root.allowed.first().copied()),
+            ponder_move: None,
+            score: Score::Cp(0),
+            depth: 0,
+            nodes: 0,
         }
-        self.flush_nodes(ctx);
-        self.stats.searches += 1;
-        self.stats.time += ctx.tm.start.elapsed();
-        result.nodes = self.nodes;
-        result
+    }
+
+    /// Step 2: the iteration's lines, best first as found (the k-th searches the
+    /// root without the first moves of lines 1..k), and whether the first failed
+    /// low. Stops early when the search stops or a line has no move.
+    fn search_lines(
+        &mut self,
+        ctx: &Ctx,
+        root: &Root,
+        depth: i32,
+        previous: &[Line],
+    ) -> (Vec<Line>, bool) {
+        let mut lines: Vec<Line> = Vec::with_capacity(root.multi_pv);
+        let mut failed_low = false;
+        self.root_excluded.clear();
+        for k in 0..root.multi_pv {
+            let prev_score = previous.get(k).map_or(0, |l| l.score);
+            let (score, fl) = self.aspiration(ctx, &root.position, depth, prev_score);
+            if self.stopped {
+                break;
+            }
+            failed_low |= k == 0 && fl;
+            let pv: Vec<Move> = self.pv[0][..self.pv_len[0]]
+                .iter()
+                .flatten()
+                .copied()
+                .collect();
+            let Some(&first) = pv.first() else {
+                // No move raised the root's alpha: nothing to exclude for a next line.
+                lines.push(Line { score, pv });
+                break;
+            };
+            self.root_excluded.push(first);
+            lines.push(Line { score, pv });
+        }
+        self.root_excluded.clear();
+        (lines, failed_low)
+    }
+
+    /// Step 3: what an iteration the stop interrupted adds to `result`: the best line
+    /// if it completed (later lines did not), else a root move searched to the end
+    /// above alpha (it failed high or became the new best).
+    fn keep_interrupted_iteration(&self, lines: &[Line], result: &mut SearchResult) {
+        if let Some(line) = lines.first() {
+            result.best_move = line.pv.first().copied().or(result.best_move);
+            result.ponder_move = line.pv.get(1).copied();
+        } else if self.pv_len[0] > 0
+            && let Some(best) = self.pv[0][0]
+        {
+            result.best_move = Some(best);
+            result.ponder_move = if self.pv_len[0] > 1 {
+                self.pv[0][1]
+            } else {
+                None
+            };
+        }
+    }
+
+    /// Step 4: records the iteration's statistics and sends one `info` per line
+    /// (the first line's PV, if empty, is the best move).
+    fn report_iteration(
+        &mut self,
+        ctx: &Ctx,
+        lines: &[Line],
+        best: Option<Move>,
+        iteration_start_nodes: u64,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) {
+        let sh = ctx.shared;
+        let depth = self.root_depth;
+        let time_ms = ctx.tm.elapsed_ms();
+        let nodes = self.total_nodes(ctx);
+        self.stats.record_iteration(
+            depth as usize,
+            self.nodes - iteration_start_nodes,
+            ctx.tm.start.elapsed(),
+        );
+        let hashfull = sh.tt.hashfull();
+        for (k, line) in lines.iter().enumerate() {
+            on_info(&SearchInfo {
+                depth: depth as u32,
+                seldepth: self.seldepth as u32,
+                multipv: k + 1,
+                score: Score::from_internal(line.score),
+                nodes,
+                nps: nodes * 1000 / time_ms.max(1),
+                hashfull,
+                tbhits: sh.tb_hits.load(Ordering::Relaxed),
+                time_ms,
+                pv: if line.pv.is_empty() && k == 0 {
+                    best.into_iter().collect()
+                } else {
+                    line.pv.clone()
+                },
+            });
+        }
+    }
+
+    /// Step 5, `go mate`: the main thread has proven a mate in at most that many moves.
+    fn mate_found(&self, ctx: &Ctx, limits: &Limits, result: &SearchResult) -> bool {
+        ctx.helper.is_none()
+            && matches!((limits.mate, result.score), (Some(n), Score::Mate(m)) if m > 0 && m as u32 <= n)
+    }
+
+    /// Step 5, tm_: the time budget extended on instability or a dropped score
+    /// (`score_dropped`), shortened while the best move holds.
+    fn adjust_time(
+        &self,
+        ctx: &mut Ctx,
+        progress: &mut Progress,
+        best: Option<Move>,
+        score_dropped: bool,
+    ) {
+        let changed = progress.best_move.is_some() && progress.best_move != best;
+        ctx.tm.adjust(
+            &ctx.shared.params,
+            &IterationVerdict {
+                best_move_changed: changed,
+                stable_iterations: progress.stable_iterations,
+                score_dropped,
+                best_move_node_pct: best.map_or(100, |m| self.root_move_node_pct(m)),
+            },
+        );
+        progress.stable_iterations = if changed {
+            0
+        } else {
+            progress.stable_iterations + 1
+        };
+        progress.best_move = best;
+    }
+
+    /// Step 5: whether no further iteration starts: the soft time limit passed or
+    /// the move is forced on the clock (the main thread alone keeps the clock, and
+    /// stops its helpers), the node limit is reached, or the search was stopped.
+    fn search_is_over(&self, ctx: &Ctx, limits: &Limits, root: &Root) -> bool {
+        // A forced reply on the clock needs no thinking: save the time.
+        let forced = root.allowed.len() == 1 && limits.clock.is_some();
+        let keeps_clock =
+            ctx.helper.is_none() && !ctx.infinite && !ctx.control.pondering.load(Ordering::Relaxed);
+        (keeps_clock && (ctx.tm.soft_expired() || forced))
+            || ctx.node_limit.is_some_and(|n| self.total_nodes(ctx) >= n)
+            || ctx.control.stop.load(Ordering::Relaxed)
+            || Worker::team_aborted(ctx)
     }
 
     /// asp_: the root searched in a window around the previous score, widened on
@@ -231,7 +349,7 @@ impl Worker {
     fn aspiration(
         &mut self,
         ctx: &Ctx,
-        root: &crate::position::Position,
+        root: &Position,
         depth: i32,
         prev_score: i32,
     ) -> (i32, bool) {

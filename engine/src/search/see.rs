@@ -12,10 +12,6 @@ use crate::rays;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SeeValues {
     values: [i32; 7],
-    /// caphist_: capture history units per centipawn of ordering score.
-    pub caphist_div: i32,
-    /// caphist_: capture history units per centipawn the SEE of a good capture may lose.
-    pub caphist_see_div: i32,
 }
 
 impl SeeValues {
@@ -30,8 +26,6 @@ impl SeeValues {
                 p.see_queen(),
                 20_000,
             ],
-            caphist_div: p.caphist_div(),
-            caphist_see_div: p.caphist_see_div(),
         }
     }
 

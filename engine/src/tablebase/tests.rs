@@ -2,6 +2,7 @@
 //! and its errors, WDL values of textbook endings, the root move choice and the
 //! fifty-move rule. A missing fixture fails these tests; nothing is skipped.
 
+use super::textbook_endings::KNOWN;
 use super::*;
 use crate::score::MATE_BOUND;
 use shakmaty::CastlingMode;
@@ -33,8 +34,6 @@ fn temp_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
-
-include!("textbook_endings.rs");
 
 /// Only Kb2 wins in time: 70 half-moves are gone and it is the one move with
 /// DTZ 29 (every other winning move needs 31 or more plies to the mate).

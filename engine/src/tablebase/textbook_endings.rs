@@ -1,9 +1,11 @@
-// Textbook endings with their result for the side to move: the positions both the
-// tablebase unit tests (engine/src/tablebase/tests.rs) and the binary's tests
-// (tests/tests/syzygy.rs) check, kept in one place and pulled in with `include!`.
-// The including file brings `Wdl` into scope.
+//! Textbook endings with their result for the side to move: the positions both the
+//! tablebase unit tests (`tests.rs` beside this file) and the binary's tests
+//! (`tests/tests/syzygy.rs`, which declares this file as a module by its path)
+//! check, kept in one place. The declaring module provides `Wdl`.
 
-const KNOWN: &[(&str, &str, Wdl)] = &[
+use super::Wdl;
+
+pub(super) const KNOWN: &[(&str, &str, Wdl)] = &[
     ("KQvK", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", Wdl::Win),
     (
         "KQvK, queen hangs",

@@ -3,40 +3,47 @@
 //! A reader thread turns stdin into lines; the command loop takes lines and "task
 //! finished" messages from one channel and never waits on a search. A search (or
 //! `bench`, `go perft`, `genfens`) runs on a worker thread, taking the [`Searcher`]
-//! with it and handing it back when done. While it runs, `isready`, `uci`, `stop`, `ponderhit`
-//! and `quit` are answered at once; commands that change or read the state wait in
-//! a queue and are applied, in order, when it ends (the README has the table). With
-//! `go infinite` or while pondering, the shell holds the finished search's `bestmove`
-//! until `stop`/`ponderhit`: the search itself knows nothing of the protocol.
+//! with it and handing it back when done. While it runs, `isready`, `uci`, `stop`,
+//! `ponderhit` and `quit` are answered at once; commands that change or read the
+//! state wait in a queue and are applied, in order, when it ends (`docs/engine.md`
+//! has the table). With `go infinite` or while pondering, the shell holds the
+//! finished search's `bestmove` until `stop`/`ponderhit`: the search itself knows
+//! nothing of the protocol.
 //!
 //! Bad input of any kind gets exactly one `info string error: …` line naming what was
 //! wrong and what is allowed; the state stays as it was.
 //!
-//! The parts: `options.rs` (the option table, each row with its setter, and the
-//! `Settings` they set), `go.rs` (parsing `go`), `output.rs` (what is printed),
-//! `shell.rs` (the commands), `search_thread.rs` (the worker thread a search or job
-//! runs on, and how it ends). This file holds the command loop and the state they
-//! share.
+//! The parts: `commands.rs` (the command table, each row with its handler and what
+//! it does while a task runs, and the dispatch), `options.rs` (the option table, each
+//! row with its setter, and the `Settings` they set), `go.rs` (parsing `go`),
+//! `output.rs` (what is printed), `shell.rs` (the commands' handlers), `task.rs`
+//! (the search or job on the worker thread: its start, the commands that steer it,
+//! its end).
+//! This file holds the command loop and the state they share.
+//!
+//! The shell is the top of the engine: it may use any other engine module (the
+//! search, the evaluation for `eval`, the tablebases for `SyzygyPath`, the tools
+//! `bench`, `perft` and `genfens`), and none of them uses it.
 
+mod commands;
 mod go;
 mod options;
 mod output;
-mod search_thread;
 mod shell;
+mod task;
 
 use std::collections::VecDeque;
 use std::io::{BufRead, Read, Write};
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, Sender};
 
 use crate::position::Game;
-use crate::search::{Control, Searcher};
+use crate::search::Searcher;
 pub use go::GO_KEYWORDS;
 use options::Settings;
 pub use options::option_lines;
 use output::Out;
 use shell::PositionSpec;
+use task::Task;
 
 /// Longest input line kept (a long game's `position … moves` is a few kB); longer
 /// lines are skipped, so endless input without a newline cannot exhaust memory.
@@ -67,8 +74,8 @@ struct Finished {
 /// pondering, or without any limit) is stopped.
 ///
 /// A reader thread only reads lines; this loop never waits on a search, so `isready`,
-/// `stop` and `quit` are answered at any time (see the README table for what each
-/// command does while a search runs).
+/// `stop` and `quit` are answered at any time (see the table in `docs/engine.md` for
+/// what each command does while a search runs).
 pub fn run(input: impl BufRead + Send + 'static, output: impl Write + Send + 'static) {
     let (sender, events) = mpsc::channel();
     let mut shell = Shell::new(Box::new(output), sender.clone(), events);
@@ -134,36 +141,6 @@ fn read_lines(mut input: impl BufRead, events: &Sender<Event>) {
         let _ = events.send(Event::LineTooLong);
     }
     let _ = events.send(Event::EndOfInput);
-}
-
-/// What runs on the worker thread.
-enum Task {
-    Search(SearchTask),
-    /// `bench` or `go perft`: runs to its end (only `quit` cuts it short).
-    Job,
-    /// `genfens`: `stop` ends it after the position it is on; `quit` waits for it
-    /// (OpenBench sends `quit` right after `genfens` and needs every line).
-    Genfens(Arc<Control>),
-}
-
-struct SearchTask {
-    control: Arc<Control>,
-    /// `go infinite`: `bestmove` only after `stop`.
-    infinite: bool,
-    /// No depth, node, time or clock limit: in practice only `stop` ends it.
-    unbounded: bool,
-    /// `stop` was sent: every other command waits until `bestmove` is out, so a GUI
-    /// that sends `stop` then `isready` reads `bestmove` first.
-    stopping: bool,
-    /// What a search that ended by itself while infinite or pondering prints: the
-    /// protocol withholds `bestmove` until `stop` (or `ponderhit`).
-    held: Option<String>,
-}
-
-impl SearchTask {
-    fn waits_for_stop(&self) -> bool {
-        self.infinite || self.control.pondering.load(Ordering::SeqCst)
-    }
 }
 
 /// The engine state the commands act on.

@@ -1,5 +1,6 @@
-//! The commands: dispatch (at once, queued while a task runs, or refused), the
-//! position, and the commands that start a search or a job.
+//! The shell's state and the commands' handlers (the table that dispatches to
+//! them is `commands.rs`): the position, and the commands that start a search or a
+//! job.
 
 use std::collections::VecDeque;
 use std::io::Write;
@@ -19,8 +20,6 @@ use crate::search::{Control, Searcher};
 
 /// Deepest `go perft` accepted (perft 7 of the start position is already 3.2 billion leaves).
 const MAX_PERFT_DEPTH: u32 = 10;
-/// Commands kept while a search runs; more are refused (a flood must not eat the memory).
-const MAX_QUEUED_COMMANDS: usize = 10_000;
 
 /// What the last `position` command said, kept so UCI_Chess960 can re-read it.
 #[derive(Clone, Debug, Default)]
@@ -40,25 +39,6 @@ impl PositionSpec {
         }
         Ok(game)
     }
-}
-
-/// Commands that wait for the running search or job and are then applied in order.
-const QUEUED_COMMANDS: &[&str] = &[
-    "ucinewgame",
-    "setoption",
-    "position",
-    "go",
-    "d",
-    "eval",
-    "params",
-    "bench",
-    "genfens",
-];
-
-fn unknown_command(command: &str) -> String {
-    format!(
-        "unknown command '{command}' (known: uci, isready, ucinewgame, setoption, position, go, stop, ponderhit, quit, d, eval, params, bench, genfens)"
-    )
 }
 
 impl Shell {
@@ -82,95 +62,6 @@ impl Shell {
             input_closed: false,
             clear_pending: false,
         }
-    }
-
-    /// Handles one command line; returns false when the loop must end (`quit`).
-    pub(super) fn handle(&mut self, line: &str) -> bool {
-        let tokens: Vec<&str> = line.split_whitespace().collect();
-        let Some((&command, args)) = tokens.split_first() else {
-            return true;
-        };
-        if self.task.is_some() {
-            return self.handle_while_busy(command, line);
-        }
-        let result = match command {
-            "uci" => {
-                self.cmd_uci();
-                Ok(())
-            }
-            "isready" => {
-                self.apply_pending_if_idle();
-                self.out.text("readyok");
-                Ok(())
-            }
-            "ucinewgame" => {
-                self.clear_pending = true;
-                self.apply_pending_if_idle();
-                Ok(())
-            }
-            "setoption" => self.cmd_setoption(args),
-            "position" => self.cmd_position(args),
-            "go" => self.cmd_go(args),
-            // Nothing runs: nothing to stop, as the protocol allows.
-            "stop" | "ponderhit" => Ok(()),
-            "quit" => return false,
-            // Accepted and ignored, as the protocol allows.
-            "debug" | "register" => Ok(()),
-            "d" => {
-                self.cmd_d();
-                Ok(())
-            }
-            "eval" => {
-                self.cmd_eval();
-                Ok(())
-            }
-            "params" => {
-                self.out.text(&self.settings.params.openbench_lines());
-                Ok(())
-            }
-            "bench" => self.cmd_bench(args),
-            "genfens" => self.cmd_genfens(args),
-            other => Err(unknown_command(other)),
-        };
-        if let Err(message) = result {
-            self.out.error(&message);
-        }
-        true
-    }
-
-    /// A command while a search or job runs: answered at once, queued, or refused;
-    /// never waits. Returns false on `quit`.
-    fn handle_while_busy(&mut self, command: &str, line: &str) -> bool {
-        let stopping = matches!(&self.task, Some(Task::Search(s)) if s.stopping);
-        let genfens = matches!(&self.task, Some(Task::Genfens(_)));
-        match command {
-            // Waits its turn, never dropped, even when the queue is full.
-            "quit" if genfens => self.queue.push_back(line.to_string()),
-            "quit" => {
-                self.quit();
-                return false;
-            }
-            _ if stopping => self.enqueue(line),
-            "isready" => self.out.text("readyok"),
-            "uci" => self.cmd_uci(),
-            "stop" => return self.stop(),
-            "ponderhit" => return self.ponderhit(),
-            "debug" | "register" => {}
-            c if QUEUED_COMMANDS.contains(&c) => self.enqueue(line),
-            other => self.out.error(&unknown_command(other)),
-        }
-        true
-    }
-
-    fn enqueue(&mut self, line: &str) {
-        if self.queue.len() >= MAX_QUEUED_COMMANDS {
-            let shown: String = line.trim().chars().take(40).collect();
-            self.out.error(&format!(
-                "{MAX_QUEUED_COMMANDS} commands already wait for the running search, bench, perft or genfens; '{shown}' is dropped (send 'stop' or wait for bestmove)"
-            ));
-            return;
-        }
-        self.queue.push_back(line.to_string());
     }
 
     pub(super) fn fresh_searcher(&mut self) {
@@ -224,7 +115,7 @@ impl Shell {
         }
     }
 
-    fn cmd_position(&mut self, args: &[&str]) -> Result<(), String> {
+    pub(super) fn cmd_position(&mut self, args: &[&str]) -> Result<(), String> {
         const USAGE: &str = "expected 'position startpos [moves <m1> ...]' or 'position fen <FEN> [moves <m1> ...]'";
         let moves_at = args.iter().position(|t| *t == "moves");
         let head = &args[..moves_at.unwrap_or(args.len())];
@@ -252,7 +143,7 @@ impl Shell {
         Ok(())
     }
 
-    fn cmd_go(&mut self, args: &[&str]) -> Result<(), String> {
+    pub(super) fn cmd_go(&mut self, args: &[&str]) -> Result<(), String> {
         if args.first() == Some(&"perft") {
             return self.cmd_perft(&args[1..]);
         }
@@ -294,17 +185,21 @@ impl Shell {
         Ok(())
     }
 
-    fn cmd_d(&self) {
+    pub(super) fn cmd_d(&self) {
         self.out.text(&describe(&self.game.position));
     }
 
-    fn cmd_eval(&self) {
+    pub(super) fn cmd_eval(&self) {
         let mut evaluator = Evaluator::new(&self.settings.params);
         let trace = evaluator.trace(&self.game.position);
         self.out.text(&trace.to_string());
     }
 
-    fn cmd_bench(&mut self, args: &[&str]) -> Result<(), String> {
+    pub(super) fn cmd_params(&self) {
+        self.out.text(&self.settings.params.openbench_lines());
+    }
+
+    pub(super) fn cmd_bench(&mut self, args: &[&str]) -> Result<(), String> {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         // Bad arguments are reported now, before anything runs.
         bench::parse_args(&args)?;
@@ -320,7 +215,7 @@ impl Shell {
     /// `genfens N [seed S] [book <path|None>] [extras]`: opening positions for
     /// OpenBench datagen, one `info string genfens <FEN>` line each, printed as found.
     /// The arguments are checked now; the book is read on the worker thread.
-    fn cmd_genfens(&mut self, args: &[&str]) -> Result<(), String> {
+    pub(super) fn cmd_genfens(&mut self, args: &[&str]) -> Result<(), String> {
         let request = genfens::parse_args(args)?;
         let params = self.settings.params.clone();
         let chess960 = self.settings.chess960;

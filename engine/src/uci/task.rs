@@ -1,7 +1,7 @@
-//! The worker thread: a search, or a job (`bench`, `go perft`, `genfens`), runs off
-//! the command loop, taking the [`Searcher`] with it and handing it back when done.
-//! Starting it, `stop`, `ponderhit` and `quit` while it runs, and its end: a held
-//! `bestmove`, then the commands queued meanwhile.
+//! A task: the search or job (`bench`, `go perft`, `genfens`) that runs on the
+//! worker thread, off the command loop, taking the [`Searcher`] with it and handing
+//! it back when done. Starting it, `stop`, `ponderhit` and `quit` while it runs, and
+//! its end: a held `bestmove`, then the commands queued meanwhile.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -12,9 +12,39 @@ use shakmaty::Move;
 
 use super::go::GoRequest;
 use super::output::{Out, bestmove_line, fallback_bestmove, info_line};
-use super::{Event, Finished, SearchTask, Shell, Task};
+use super::{Event, Finished, Shell};
 use crate::position::Game;
 use crate::search::{Control, Limits, SEARCH_STACK_BYTES, Searcher};
+
+/// What runs on the worker thread.
+pub(super) enum Task {
+    Search(SearchTask),
+    /// `bench` or `go perft`: runs to its end (only `quit` cuts it short).
+    Job,
+    /// `genfens`: `stop` ends it after the position it is on; `quit` waits for it
+    /// (OpenBench sends `quit` right after `genfens` and needs every line).
+    Genfens(Arc<Control>),
+}
+
+pub(super) struct SearchTask {
+    control: Arc<Control>,
+    /// `go infinite`: `bestmove` only after `stop`.
+    infinite: bool,
+    /// No depth, node, time or clock limit: in practice only `stop` ends it.
+    unbounded: bool,
+    /// `stop` was sent: every other command waits until `bestmove` is out, so a GUI
+    /// that sends `stop` then `isready` reads `bestmove` first.
+    pub(super) stopping: bool,
+    /// What a search that ended by itself while infinite or pondering prints: the
+    /// protocol withholds `bestmove` until `stop` (or `ponderhit`).
+    held: Option<String>,
+}
+
+impl SearchTask {
+    fn waits_for_stop(&self) -> bool {
+        self.infinite || self.control.pondering.load(Ordering::SeqCst)
+    }
+}
 
 /// How long `quit` waits for a stopped search to hand over its `bestmove`.
 const QUIT_GRACE: Duration = Duration::from_secs(2);
@@ -108,7 +138,6 @@ impl Shell {
     /// (waiting at most [`QUIT_GRACE`]); `bench`/`go perft` and queued commands are
     /// dropped, except that every queued `isready` is still answered: a GUI that sent
     /// `stop`, `isready`, `quit` gets its `bestmove` and then its `readyok`.
-    /// (During `genfens`, `quit` is queued instead: see [`Shell::handle_while_busy`].)
     pub(super) fn quit(&mut self) {
         self.stop_for_quit();
         let ready = self
@@ -120,6 +149,18 @@ impl Shell {
             self.out.text("readyok");
         }
         self.queue.clear();
+    }
+
+    /// `quit` while a task runs: [`Shell::quit`], then the loop ends; during `genfens`
+    /// it waits its turn instead, never dropped even when the queue is full (OpenBench
+    /// sends `quit` right after `genfens` and needs every line).
+    pub(super) fn quit_while_busy(&mut self, line: &str) -> bool {
+        if matches!(self.task, Some(Task::Genfens(_))) {
+            self.queue.push_back(line.to_string());
+            return true;
+        }
+        self.quit();
+        false
     }
 
     /// The search part of `quit`: stop it and send its `bestmove`.

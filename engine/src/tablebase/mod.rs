@@ -15,6 +15,13 @@
 //!
 //! Probe errors (a table missing for some material, a corrupt block) are not
 //! errors of the engine: the position is simply searched as without tables.
+//!
+//! The files: this one (the tables, their settings and the scoring rules), `tests.rs`
+//! and the positions it shares with the binary's tests (`textbook_endings.rs`). The
+//! search's two probes live in the search, `search/tablebase.rs`.
+//!
+//! Of the engine it uses `score` alone (the tablebase-win band), so that the search
+//! and the shell, which use it, stay above it.
 
 use std::fmt;
 use std::io::Read;
@@ -367,3 +374,5 @@ fn check_header(path: &Path, magic: [u8; 4]) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod textbook_endings;
