@@ -16,7 +16,7 @@ use anyhow::{Result, bail};
 use plotters::prelude::*;
 
 use crate::run_files::{self, WriteLocks};
-use crate::spsa::journal::{RunConfig, RunRules, trajectories};
+use crate::spsa::journal::{RunConfig, trajectories};
 use crate::tuned::params::{TunedParam, by_movement};
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,9 +80,9 @@ pub fn run(args: Args) -> Result<()> {
     // The weight of θ after each pair in the result. A run of fishtest's rules writes
     // the last θ: it has no average to draw.
     let averaging = config.averaging();
-    let weight = |seq: u64| match config.rules {
-        RunRules::Occam => averaging.weight(seq, config.hyper.pairs),
-        RunRules::Fishtest => 0.0,
+    let weight = |seq: u64| match config.rules.baseline() {
+        None => averaging.weight(seq, config.hyper.pairs),
+        Some(_) => 0.0,
     };
     let averaged = match averaging.power {
         0.0 => format!(
@@ -97,11 +97,12 @@ pub fn run(args: Args) -> Result<()> {
         let size = (cell_w * columns as u32, cell_h * rows as u32 + 24);
         let root = SVGBackend::new(&output, size).into_drawing_area();
         root.fill(&WHITE).map_err(draw_error)?;
-        let key = match config.rules {
-            RunRules::Occam => format!("θ (blue), start (grey), {averaged} as written (orange)"),
-            RunRules::Fishtest => {
-                "θ (blue), the last one written (fishtest's rules), start (grey)".to_string()
-            }
+        let key = match config.rules.baseline() {
+            None => format!("θ (blue), start (grey), {averaged} as written (orange)"),
+            Some(baseline) => format!(
+                "θ (blue), the last one written ({}), start (grey)",
+                baseline.title
+            ),
         };
         let root = root.titled(&key, ("sans-serif", 13)).map_err(draw_error)?;
         let cells = root.split_evenly((rows, columns));

@@ -6,9 +6,10 @@
 //! perturbation costs clearly more than [`COST_TARGET`](crate::design::COST_TARGET)
 //! Elo a parameter. The probe's pairs also measure how much a pair's result varies,
 //! which sets r. The pairs left run Occam's mechanics with the design's constant
-//! gains, the result their θ averaged as [`design::AVERAGING`] weighs them.
+//! gains, the result their θ averaged as [`design::AVERAGING`] weighs them (the run's
+//! [`Designed::average_plan`]).
 
-use super::{Draws, Occam, Pair, Param, Rules};
+use super::{AveragePlan, Draws, Occam, Pair, Param, Rules};
 use crate::design::Averaging;
 use crate::design::{self, Probe, Request};
 use crate::rules::schedule::Hyper;
@@ -43,12 +44,10 @@ pub struct Designed {
     probe: Probe,
     /// The finished stages.
     finished: Vec<Probe>,
-    averaging: Averaging,
     /// A factor on the designed r (1 plays the design).
     r_scale: f64,
     /// The constant-gain run after the probe.
     tune: Option<Occam>,
-    start: Vec<f64>,
 }
 
 impl Designed {
@@ -59,7 +58,6 @@ impl Designed {
         params: Vec<Param>,
         pairs: u64,
         probe: ProbePlan,
-        averaging: Averaging,
         c_scale: f64,
         r_scale: f64,
     ) -> Designed {
@@ -76,7 +74,6 @@ impl Designed {
         let stage_pairs = (probe.share * pairs as f64 / stages as f64).floor() as u64;
         let probe_pairs = stage_pairs * stages;
         let mut rules = Designed {
-            start: params.iter().map(|p| p.start).collect(),
             params,
             requests,
             pairs,
@@ -84,7 +81,6 @@ impl Designed {
             stage_pairs,
             probe: Probe::at(c_scale),
             finished: vec![],
-            averaging,
             r_scale,
             tune: None,
         };
@@ -92,6 +88,16 @@ impl Designed {
             rules.begin_tune(c_scale);
         }
         rules
+    }
+
+    /// How the run averages θ with `averaging`'s weights: over the pairs after the
+    /// probe, which move nothing.
+    pub fn average_plan(&self, averaging: Averaging) -> AveragePlan {
+        AveragePlan {
+            averaging,
+            skipped: self.probe_pairs,
+            pairs: (self.pairs - self.probe_pairs).max(1),
+        }
     }
 
     /// The factor on the prior c that the probe chose, once the tune has begun.
@@ -125,7 +131,7 @@ impl Designed {
             })
             .collect();
         let constant = Hyper::new(left, Some(0.0), 0.0, 0.0);
-        self.tune = Some(Occam::with(params, constant, self.averaging));
+        self.tune = Some(Occam::with(params, constant));
     }
 }
 
@@ -134,9 +140,9 @@ impl Rules for Designed {
         self.pairs
     }
 
-    fn perturb(&self, k: u64, draws: &mut dyn Draws) -> Pair {
+    fn perturb(&self, k: u64, theta: &[f64], draws: &mut dyn Draws) -> Pair {
         if let Some(tune) = &self.tune {
-            return tune.perturb(k - self.probe_pairs, draws);
+            return tune.perturb(k - self.probe_pairs, theta, draws);
         }
         // θ+ is the start moved by the probe's perturbation, θ− the start; one u rounds
         // both.
@@ -157,9 +163,10 @@ impl Rules for Designed {
         pair
     }
 
-    fn update(&mut self, k: u64, pair: &Pair, wins_minus_losses: i32) {
+    /// During the probe θ stays at the start; the pairs only measure.
+    fn update(&mut self, k: u64, theta: &mut [f64], pair: &Pair, wins_minus_losses: i32) {
         if let Some(tune) = &mut self.tune {
-            tune.update(k - self.probe_pairs, pair, wins_minus_losses);
+            tune.update(k - self.probe_pairs, theta, pair, wins_minus_losses);
             return;
         }
         self.probe.record(wins_minus_losses);
@@ -173,20 +180,6 @@ impl Rules for Designed {
             }
         }
     }
-
-    fn theta(&self) -> &[f64] {
-        match &self.tune {
-            Some(tune) => tune.theta(),
-            None => &self.start,
-        }
-    }
-
-    fn result(&self) -> Vec<f64> {
-        match &self.tune {
-            Some(tune) => tune.result(),
-            None => self.start.clone(),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -197,13 +190,14 @@ mod tests {
     #[test]
     fn the_probe_plays_the_start_against_the_perturbation_then_shrinks_c() {
         let params = vec![Param::new(150.0, 0, 200, None, None); 2];
+        let mut theta = vec![150.0; 2];
         let probe = ProbePlan {
             share: 0.2,
             stages: 2,
         };
-        let mut rules = Designed::new(params, 100, probe, design::AVERAGING, 1.0, 1.0);
+        let mut rules = Designed::new(params, 100, probe, 1.0, 1.0);
         // Prior c = 50; u = 0.5, flips +1, −1: 200.5 (clamped to 200) and 100.5.
-        let pair = rules.perturb(1, &mut Script::new(&[1, -1], &[0.5]));
+        let pair = rules.perturb(1, &theta, &mut Script::new(&[1, -1], &[0.5]));
         assert_eq!(pair.plus, vec![200, 100]);
         assert_eq!(pair.minus, vec![150, 150]);
         // Two stages of ten pairs, the perturbed side losing every game: a cost above
@@ -211,7 +205,7 @@ mod tests {
         // by the reach of the 160 games left, a short run.
         for k in 1..=20 {
             assert!(rules.c_scale().is_none());
-            rules.update(k, &pair, -2);
+            rules.update(k, &mut theta, &pair, -2);
         }
         let scale = rules.c_scale().unwrap();
         let reach =
@@ -225,7 +219,7 @@ mod tests {
         assert!(ratio < 0.9, "{ratio}");
         assert!((scale - ratio * ratio).abs() < 1e-9, "{scale} {ratio}");
         // The tune's pairs are centred on the start, c = 50 × the scale apart.
-        let tuned = rules.perturb(21, &mut Script::new(&[1, 1], &[0.0]));
+        let tuned = rules.perturb(21, &theta, &mut Script::new(&[1, 1], &[0.0]));
         let half = f64::from(tuned.plus[0] - tuned.minus[0]) / 2.0;
         assert!((half - 50.0 * scale).abs() <= 1.0, "{tuned:?} {scale}");
     }
@@ -233,21 +227,22 @@ mod tests {
     #[test]
     fn a_c_scale_moves_the_probe_and_the_tune_by_that_share_of_the_designed_c() {
         let params = vec![Param::new(100.0, 0, 200, None, None); 2];
+        let theta = vec![100.0; 2];
         let probe = ProbePlan {
             share: 0.2,
             stages: 2,
         };
         // Prior c = 50, halved: the probe moves the start by 25.
-        let rules = Designed::new(params.clone(), 100, probe, design::AVERAGING, 0.5, 1.0);
-        let pair = rules.perturb(1, &mut Script::new(&[1, -1], &[0.0]));
+        let rules = Designed::new(params.clone(), 100, probe, 0.5, 1.0);
+        let pair = rules.perturb(1, &theta, &mut Script::new(&[1, -1], &[0.0]));
         assert_eq!((pair.plus, pair.minus), (vec![125, 75], vec![100, 100]));
         // Without a probe the tune begins at once, its pairs 2 × 25 apart.
         let none = ProbePlan {
             share: 0.0,
             stages: 1,
         };
-        let rules = Designed::new(params, 100, none, design::AVERAGING, 0.5, 1.0);
-        let pair = rules.perturb(1, &mut Script::new(&[1, 1], &[0.0]));
+        let rules = Designed::new(params, 100, none, 0.5, 1.0);
+        let pair = rules.perturb(1, &theta, &mut Script::new(&[1, 1], &[0.0]));
         assert_eq!((pair.plus[0], pair.minus[0]), (125, 75));
     }
 }

@@ -6,17 +6,29 @@
 //! side with its own draw, ⌊v + U⌋. The update divides by the nominal c_k whatever
 //! the rounding did: θ ← clip(θ + R_k·c_k·(W − L)·flip), R_k = a_k/c_k². The run's
 //! result is θ after the last pair. `tuner spsa --rules fishtest` plays these rules in
-//! real games: its server sends and steps with [`perturb`] and [`step`].
+//! real games ([`RUN`]).
 
 use super::autoselect::Design;
-use super::{Decay, Draws, Pair, Param, Rules};
-use crate::rules::schedule::{Gains, Hyper};
+use super::{Baseline, Draws, Pair, Param, Rules, RunRuleSet};
+use crate::rules::schedule::{Decay, Gains, Hyper};
+
+/// `tuner spsa --rules fishtest`: fishtest's rules as a baseline.
+pub const RUN: RunRuleSet = RunRuleSet {
+    name: "fishtest",
+    about: "fishtest's, as a baseline: each side clipped and rounded on its own, steps divided by the nominal c_k, the last θ written; Stockfish's TUNE defaults where a file leaves out c_end or r_end",
+    build: |params, hyper| Box::new(Fishtest::with_hyper(params, hyper)),
+    draws: |rng| Box::new(rng),
+    baseline: Some(Baseline {
+        title: "fishtest's rules",
+        mechanics: "each side clipped and rounded on its own, steps divided by the nominal c_k",
+        big_a: Fishtest::default_big_a,
+    }),
+};
 
 pub struct Fishtest {
     params: Vec<Param>,
     hyper: Hyper,
     gains: Vec<Gains>,
-    theta: Vec<f64>,
 }
 
 impl Fishtest {
@@ -49,25 +61,23 @@ impl Fishtest {
         Fishtest::with_hyper(params, Hyper::new(pairs, Some(0.0), 0.0, 0.0))
     }
 
-    fn with_hyper(params: Vec<Param>, hyper: Hyper) -> Fishtest {
+    pub fn with_hyper(params: Vec<Param>, hyper: Hyper) -> Fishtest {
         let gains = params
             .iter()
             .map(|p| Gains::new(p.c_end, p.r_end, &hyper))
             .collect();
-        let theta = params.iter().map(|p| p.start).collect();
         Fishtest {
             params,
             hyper,
             gains,
-            theta,
         }
     }
 
-    /// Parameter i as the server sends it at the iteration of `decay`.
-    fn sending(&self, i: usize, decay: &Decay) -> Sending {
+    /// Parameter i at `theta` as the server sends it at the iteration of `decay`.
+    fn sending(&self, theta: &[f64], i: usize, decay: &Decay) -> Sending {
         let p = &self.params[i];
         Sending {
-            theta: self.theta[i],
+            theta: theta[i],
             c_k: decay.c_k(&self.gains[i]),
             min: p.min,
             max: p.max,
@@ -125,33 +135,25 @@ impl Rules for Fishtest {
         self.hyper.pairs
     }
 
-    /// [`perturb`] at θ now.
-    fn perturb(&self, k: u64, draws: &mut dyn Draws) -> Pair {
+    /// [`perturb`] at θ.
+    fn perturb(&self, k: u64, theta: &[f64], draws: &mut dyn Draws) -> Pair {
         let decay = Decay::at(k, &self.hyper);
-        perturb(self.params.len(), draws, |i| self.sending(i, &decay))
+        perturb(self.params.len(), draws, |i| self.sending(theta, i, &decay))
     }
 
-    fn update(&mut self, k: u64, pair: &Pair, wins_minus_losses: i32) {
+    fn update(&mut self, k: u64, theta: &mut [f64], pair: &Pair, wins_minus_losses: i32) {
         let decay = Decay::at(k, &self.hyper);
         for i in 0..self.params.len() {
             let a_k = decay.a_k(&self.gains[i]);
-            self.theta[i] = step(
-                self.sending(i, &decay),
-                a_k,
-                pair.flips[i],
-                wins_minus_losses,
-            );
+            let sending = self.sending(theta, i, &decay);
+            theta[i] = step(sending, a_k, pair.flips[i], wins_minus_losses);
         }
-    }
-
-    fn theta(&self) -> &[f64] {
-        &self.theta
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::scripted::Script;
+    use super::super::scripted::{Run, Script};
     use super::*;
 
     fn param(start: f64) -> Param {
@@ -165,7 +167,7 @@ mod tests {
     #[test]
     fn each_side_is_rounded_with_its_own_draw() {
         // At k = N the perturbation is c_end = 10 and a_k/c_k² = r_end = 0.002.
-        let mut rules = Fishtest::new(vec![param(100.3)], 1000);
+        let mut rules = Run::new(Fishtest::new(vec![param(100.3)], 1000), &[param(100.3)]);
         let mut draws = Script::new(&[1], &[0.8, 0.6]);
         let pair = rules.perturb(1000, &mut draws);
         assert!(draws.is_spent());
@@ -187,7 +189,7 @@ mod tests {
 
     #[test]
     fn each_side_is_clipped_on_its_own() {
-        let mut rules = Fishtest::new(vec![param(195.0)], 1000);
+        let mut rules = Run::new(Fishtest::new(vec![param(195.0)], 1000), &[param(195.0)]);
         let mut draws = Script::new(&[-1], &[0.5, 0.5]);
         let pair = rules.perturb(1000, &mut draws);
         // θ+ = clip(195 − 10) = 185 → ⌊185.5⌋ = 185; θ− = clip(195 + 10) = 200 → ⌊200.5⌋
@@ -197,7 +199,7 @@ mod tests {
         rules.update(1000, &pair, -2);
         assert!(close(rules.theta()[0], 195.04));
         // θ itself is clipped: 199.99 + 0.04 → 200.
-        let mut rules = Fishtest::new(vec![param(199.99)], 1000);
+        let mut rules = Run::new(Fishtest::new(vec![param(199.99)], 1000), &[param(199.99)]);
         rules.update(1000, &pair, -2);
         assert_eq!(rules.theta()[0], 200.0);
     }
@@ -208,7 +210,7 @@ mod tests {
         //   c = 10 · 1000^0.101 = 20.090928; a = 0.002 · 10² · 1100^0.602 = 13.550284
         //   at k = 1: c_1 = c = 20.090928, a_1 = a / 101^0.602 = 0.842068
         //   step for W − L = 1, flip 1: a_1 / c_1 = 0.041913.
-        let mut rules = Fishtest::new(vec![param(100.0)], 1000);
+        let mut rules = Run::new(Fishtest::new(vec![param(100.0)], 1000), &[param(100.0)]);
         let mut draws = Script::new(&[1], &[0.0, 0.0]);
         let pair = rules.perturb(1, &mut draws);
         // θ+ = ⌊120.0909⌋ = 120, θ− = ⌊79.9091⌋ = 79.
@@ -223,7 +225,8 @@ mod tests {
 
     #[test]
     fn flips_are_drawn_before_any_rounding() {
-        let rules = Fishtest::new(vec![param(50.0), param(150.0)], 1000);
+        let params = vec![param(50.0), param(150.0)];
+        let rules = Run::new(Fishtest::new(params.clone(), 1000), &params);
         // Flips +1, −1; then U for θ+ of both, then U for θ− of both.
         let mut draws = Script::new(&[1, -1], &[0.0, 0.0, 0.99, 0.99]);
         let pair = rules.perturb(1000, &mut draws);
@@ -239,7 +242,10 @@ mod tests {
         // 0.5 Elo, draw ratio 0.61: 8 · 0.5 / (347.4356 · 3.841459 · 0.39) = 0.0076847.
         // A step for W − L = 1 is r·c = 0.256155 at any k.
         let design = Design::reference(1);
-        let mut rules = Fishtest::autoselect(vec![param(150.0)], 50_000, &design);
+        let mut rules = Run::new(
+            Fishtest::autoselect(vec![param(150.0)], 50_000, &design),
+            &[param(150.0)],
+        );
         for k in [1, 25_000, 50_000] {
             let mut draws = Script::new(&[1], &[0.0, 0.0]);
             let pair = rules.perturb(k, &mut draws);

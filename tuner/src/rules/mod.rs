@@ -1,4 +1,7 @@
-//! The update rules of SPSA tuners, as pure step functions that `tuner simulate` drives:
+//! The update rules of SPSA tuners: how θ+ and θ− are drawn and how a pair's result
+//! moves θ. `tuner spsa`'s server and `tuner simulate` drive the same rules through
+//! the same loop ([`Tune`]); the only differences are where the games come from and
+//! which rule sets each offers.
 //!
 //! - [`Fishtest`]: fishtest's server and worker (independent rounding per side, the
 //!   nominal c as divisor, clipping per side, the raw last θ as result);
@@ -6,18 +9,25 @@
 //!   (constant c and r from [`autoselect::Design`]);
 //! - [`OpenBench`]: batches of `pairs_per` pairs, the 0.5 floor on c, one shared
 //!   rounding draw per parameter;
-//! - [`Occam`]: `tuner spsa` as `schedule` and `server` run it (the realised
-//!   difference as divisor, one rounding draw for both sides, the inward shift at a
-//!   bound, the averaged result);
-//! - [`Designed`]: Occam's design (`design`): a probe of what a perturbation
-//!   costs, then constant gains chosen from it and the budget, every θ averaged with
-//!   weights growing as the square of its pair's index.
+//! - [`Occam`]: `tuner spsa`'s own (the realised difference as divisor, one rounding
+//!   draw for both sides, the inward shift at a bound, the averaged result);
+//! - [`Designed`]: Occam's design (`design`) as the simulator plays it: a probe of
+//!   what a perturbation costs, then Occam's rules with constant gains chosen from it
+//!   and the budget. (A real run plays its probe before the server starts, in
+//!   `tuned::probe`, and then Occam's rules with the gains it found.)
 //!
-//! A rule owns θ. Each iteration it proposes the integer values θ+ and θ− for every
-//! parameter ([`Rules::perturb`]), someone plays [`Rules::pairs_per_iteration`] game
-//! pairs between them, and the rule moves θ by θ+'s wins minus losses
-//! ([`Rules::update`]). Everything random comes from a [`Draws`], so a test can script
-//! the draws and check a step by hand.
+//! A rule set holds the gains, θ lives in the loop's [`TuneState`]. Each iteration the
+//! rule proposes the integer values θ+ and θ− for every parameter ([`Rules::perturb`]),
+//! someone plays [`Rules::pairs_per_iteration`] game pairs between them, and the rule
+//! moves θ by θ+'s wins minus losses ([`Rules::update`]); the loop then averages θ as
+//! its [`AveragePlan`] says. Everything random comes from a [`Draws`], so a test can
+//! script the draws and check a step by hand.
+//!
+//! [`RUN_RULE_SETS`] names the rule sets a real run can play (`tuner spsa --rules`),
+//! each with what the command needs to know of it; adding one is its file and a line
+//! there.
+//!
+//! Layer 3: uses the design's maths (`design`) and the base (`stats`).
 
 pub mod autoselect;
 mod designed;
@@ -25,13 +35,18 @@ pub(crate) mod fishtest;
 pub(crate) mod occam;
 pub mod openbench;
 pub mod schedule;
+mod tune;
 
 pub use designed::{Designed, ProbePlan};
 pub use fishtest::Fishtest;
 pub use occam::Occam;
 pub use openbench::OpenBench;
+pub use tune::{AveragePlan, Tune, TuneState};
 
-use schedule::{Gains, Hyper};
+use rand::rngs::StdRng;
+use rand::{Rng, RngCore};
+use rand_distr::{Bernoulli, Distribution};
+use schedule::Hyper;
 
 /// Where a rule's randomness comes from: ±1 flips and uniform numbers in [0, 1).
 pub trait Draws {
@@ -39,7 +54,7 @@ pub trait Draws {
     fn unit(&mut self) -> f64;
 }
 
-impl<R: rand::Rng> Draws for R {
+impl<R: Rng> Draws for R {
     fn flip(&mut self) -> i8 {
         if self.random::<bool>() { 1 } else { -1 }
     }
@@ -48,30 +63,18 @@ impl<R: rand::Rng> Draws for R {
     }
 }
 
-/// The divisors of the gains at iteration k: c_k = c/k^γ and a_k = a/(A + k)^α for
-/// every parameter, with the powers taken once per iteration rather than once per
-/// parameter (the same arithmetic as [`Gains::c_k`] and [`Gains::a_k`]).
-#[derive(Clone, Copy, Debug)]
-struct Decay {
-    c: f64,
-    a: f64,
-}
+/// Draws whose flips are fair Bernoulli samples (a 64-bit word each) rather than the
+/// generator's bits: the stream Occam's rules draw from in real runs, so that the
+/// pairs of every journal they wrote stay reproducible.
+pub struct CoinDraws<R>(pub R);
 
-impl Decay {
-    fn at(k: u64, hyper: &Hyper) -> Decay {
-        let k = k.max(1) as f64;
-        Decay {
-            c: k.powf(hyper.gamma),
-            a: (hyper.big_a + k).powf(hyper.alpha),
-        }
+impl<R: RngCore> Draws for CoinDraws<R> {
+    fn flip(&mut self) -> i8 {
+        let coin = Bernoulli::new(0.5).expect("p = 0.5");
+        if coin.sample(&mut self.0) { 1 } else { -1 }
     }
-
-    fn c_k(&self, gains: &Gains) -> f64 {
-        gains.c / self.c
-    }
-
-    fn a_k(&self, gains: &Gains) -> f64 {
-        gains.a / self.a
+    fn unit(&mut self) -> f64 {
+        self.0.random()
     }
 }
 
@@ -117,8 +120,8 @@ pub struct Pair {
     pub minus: Vec<i32>,
 }
 
-/// A rule set: how θ± are drawn, how a result moves θ, and what the run returns.
-pub trait Rules {
+/// A rule set: how θ± are drawn and how a result moves θ.
+pub trait Rules: Send {
     /// Iterations the run is planned for.
     fn iterations(&self) -> u64;
 
@@ -127,34 +130,139 @@ pub trait Rules {
         1
     }
 
-    /// θ+ and θ− for iteration k (1-based).
-    fn perturb(&self, k: u64, draws: &mut dyn Draws) -> Pair;
+    /// θ+ and θ− for iteration k (1-based) at `theta`.
+    fn perturb(&self, k: u64, theta: &[f64], draws: &mut dyn Draws) -> Pair;
 
-    /// Moves θ by the result of iteration k: θ+'s wins minus losses over the
+    /// Moves `theta` by the result of iteration k: θ+'s wins minus losses over the
     /// iteration's games.
-    fn update(&mut self, k: u64, pair: &Pair, wins_minus_losses: i32);
+    fn update(&mut self, k: u64, theta: &mut [f64], pair: &Pair, wins_minus_losses: i32);
+}
 
-    /// θ now.
-    fn theta(&self) -> &[f64];
+/// A rule set `tuner spsa --rules` plays in real games, and what the command needs to
+/// know of it.
+pub struct RunRuleSet {
+    /// Its `--rules` name, also written in the journal's header.
+    pub name: &'static str,
+    /// One line for `--help`.
+    pub about: &'static str,
+    /// The rule set for a run's parameters and schedule.
+    pub build: fn(Vec<Param>, Hyper) -> Box<dyn Rules>,
+    /// The draws of one iteration, from that iteration's own stream.
+    pub draws: fn(StdRng) -> Box<dyn Draws>,
+    /// `None` for Occam's own rules, which play the design where a file leaves out
+    /// `c_end` or `r_end` and write the average. Otherwise another tuner's rules, run
+    /// as a baseline to compare with.
+    pub baseline: Option<Baseline>,
+}
 
-    /// What the run hands back once every iteration is done.
-    fn result(&self) -> Vec<f64> {
-        self.theta().to_vec()
+/// A baseline's rules: decaying gains from the files' `c_end`/`r_end` (Stockfish's
+/// `TUNE` defaults where a file leaves them out), never the design, the last θ written.
+pub struct Baseline {
+    /// Its name in the plan and the reports ("fishtest's rules").
+    pub title: &'static str,
+    /// What sets its θ± and steps apart, as the plan says it.
+    pub mechanics: &'static str,
+    /// Its stability constant A for `pairs` planned pairs (when --spsa-a is not given).
+    pub big_a: fn(u64) -> f64,
+}
+
+/// The rule sets a real run can play: the first is the default.
+pub const RUN_RULE_SETS: &[&RunRuleSet] = &[&occam::RUN, &fishtest::RUN];
+
+/// The rule set of a run (`tuner spsa --rules`), named in its journal's header.
+#[derive(Clone, Copy)]
+pub struct RunRules(&'static RunRuleSet);
+
+impl RunRules {
+    /// Occam's own rules.
+    pub const OCCAM: RunRules = RunRules(RUN_RULE_SETS[0]);
+
+    /// The rule set called `name`.
+    pub fn named(name: &str) -> Option<RunRules> {
+        RUN_RULE_SETS
+            .iter()
+            .find(|r| r.name == name)
+            .map(|&r| RunRules(r))
     }
 
-    /// One whole iteration: perturb, let `play` score θ+ against θ− (wins minus losses
-    /// over [`Rules::pairs_per_iteration`] pairs), update.
-    fn step(&mut self, k: u64, draws: &mut dyn Draws, play: &mut dyn FnMut(&Pair) -> i32) {
-        let pair = self.perturb(k, draws);
-        let result = play(&pair);
-        self.update(k, &pair, result);
+    /// `--rules`' parser: the names of [`RUN_RULE_SETS`], with their help.
+    pub fn parser() -> impl clap::builder::TypedValueParser<Value = RunRules> {
+        use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+        let names = RUN_RULE_SETS
+            .iter()
+            .map(|r| PossibleValue::new(r.name).help(r.about));
+        PossibleValuesParser::new(names)
+            .map(|name: String| RunRules::named(&name).expect("a listed name"))
+    }
+
+    pub fn set(self) -> &'static RunRuleSet {
+        self.0
+    }
+
+    pub fn name(self) -> &'static str {
+        self.0.name
+    }
+
+    /// Another tuner's rules, run as a baseline; `None` for Occam's.
+    pub fn baseline(self) -> Option<&'static Baseline> {
+        self.0.baseline.as_ref()
+    }
+
+    pub fn is_occam(&self) -> bool {
+        self.baseline().is_none()
+    }
+}
+
+impl Default for RunRules {
+    fn default() -> RunRules {
+        RunRules::OCCAM
+    }
+}
+
+impl PartialEq for RunRules {
+    fn eq(&self, other: &RunRules) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for RunRules {}
+
+impl std::fmt::Debug for RunRules {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "RunRules({})", self.name())
+    }
+}
+
+impl std::fmt::Display for RunRules {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for RunRules {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RunRules {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RunRules, D::Error> {
+        let name = String::deserialize(d)?;
+        RunRules::named(&name).ok_or_else(|| {
+            let known: Vec<&str> = RUN_RULE_SETS.iter().map(|r| r.name).collect();
+            serde::de::Error::custom(format!(
+                "unknown rules '{name}' (known: {})",
+                known.join(", ")
+            ))
+        })
     }
 }
 
 #[cfg(test)]
 pub(crate) mod scripted {
-    //! Draws read from a script, so that a test can work a step out by hand.
-    use super::Draws;
+    //! Draws read from a script, so that a test can work a step out by hand, and a rule
+    //! set in the update loop as a test drives it.
+    use super::{AveragePlan, Draws, Pair, Param, Rules, Tune, TuneState};
     use std::collections::VecDeque;
 
     #[derive(Default)]
@@ -174,6 +282,52 @@ pub(crate) mod scripted {
         /// Every scripted draw was used (the rule drew what the test says it does).
         pub fn is_spent(&self) -> bool {
             self.flips.is_empty() && self.units.is_empty()
+        }
+    }
+
+    /// A rule set in the update loop from its parameters' start, as a test drives it.
+    pub struct Run {
+        pub tune: Tune,
+        pub state: TuneState,
+    }
+
+    impl Run {
+        /// `rules` from the start of `params`; the result is the last θ.
+        pub fn new(rules: impl Rules + 'static, params: &[Param]) -> Run {
+            Run::averaged(rules, params, None)
+        }
+
+        /// `rules` from the start of `params`, θ averaged as `average` says.
+        pub fn averaged(
+            rules: impl Rules + 'static,
+            params: &[Param],
+            average: Option<AveragePlan>,
+        ) -> Run {
+            let start = params.iter().map(|p| p.start).collect();
+            Run {
+                tune: Tune::new(Box::new(rules), average),
+                state: TuneState::start(start),
+            }
+        }
+
+        pub fn perturb(&self, k: u64, draws: &mut dyn Draws) -> Pair {
+            self.tune.perturb(k, &self.state, draws)
+        }
+
+        pub fn update(&mut self, k: u64, pair: &Pair, wins_minus_losses: i32) {
+            self.tune.apply(&mut self.state, k, pair, wins_minus_losses);
+        }
+
+        pub fn step(&mut self, k: u64, draws: &mut dyn Draws, play: &mut dyn FnMut(&Pair) -> i32) {
+            self.tune.step(&mut self.state, k, draws, play);
+        }
+
+        pub fn theta(&self) -> &[f64] {
+            &self.state.theta
+        }
+
+        pub fn result(&self) -> Vec<f64> {
+            self.tune.result(&self.state)
         }
     }
 

@@ -1,54 +1,50 @@
-//! `tuner spsa` as it runs today, built from the same pieces as its server
-//! (`schedule::{Gains, Hyper, realise, step}`).
+//! Occam's own rules, as `tuner spsa` plays them (its default `--rules occam`) and
+//! `tuner simulate --rules occam` models them.
 //!
-//! Gains as fishtest's, with A = 0.1·N. At iteration k one draw u rounds both sides of
-//! every parameter, ⌊θ ± c_k·flip + u⌋; a pair that rounds to one value is widened to
-//! m ± 1, and a pair past a bound is shifted inwards whole. The update divides by the
-//! realised half-difference h: θ ← clip(θ + a_k/h·(W − L)·flip). The result is θ
-//! averaged: over the last quarter of the run by default, or as an [`Averaging`] says.
+//! Gains as fishtest's, with A = 0.1·N by default. At iteration k one draw u rounds
+//! both sides of every parameter, ⌊θ ± c_k·flip + u⌋; a pair that rounds to one value
+//! is widened to m ± 1, and a pair past a bound is shifted inwards whole. The update
+//! divides by the realised half-difference h: θ ← clip(θ + a_k/h·(W − L)·flip). The
+//! result is θ averaged: over the last quarter of the run by default, or as the run's
+//! [`AveragePlan`](super::AveragePlan) says. With constant gains (α = γ = A = 0) these
+//! are the rules the design plays.
 
-use super::{Decay, Draws, Pair, Param, Rules};
-use crate::design::Averaging;
-use crate::rules::schedule::{Gains, Hyper, Realised, realise, step};
+use super::{Baseline, CoinDraws, Draws, Pair, Param, Rules, RunRuleSet};
+use crate::rules::schedule::{Decay, Gains, Hyper, Realised, realise, step};
 
 /// `tuner spsa --average-fraction`'s default.
 pub const DEFAULT_AVERAGE_FRACTION: f64 = 0.25;
+
+/// `tuner spsa --rules occam`: the default.
+pub const RUN: RunRuleSet = RunRuleSet {
+    name: "occam",
+    about: "Occam's: one rounding draw for both sides, the pair shifted inwards at a bound, steps divided by the realised difference, the average written; the design where a file leaves out c_end or r_end",
+    build: |params, hyper| Box::new(Occam::with(params, hyper)),
+    draws: |rng| Box::new(CoinDraws(rng)),
+    baseline: None::<Baseline>,
+};
 
 pub struct Occam {
     params: Vec<Param>,
     hyper: Hyper,
     gains: Vec<Gains>,
-    theta: Vec<f64>,
-    averaging: Averaging,
-    /// Pairs applied so far (the server's `seq`).
-    seq: u64,
-    /// The weighted sum of θ and the sum of the weights.
-    average_sum: Vec<f64>,
-    average_weight: f64,
 }
 
 impl Occam {
-    /// `tuner spsa`'s defaults for `pairs` planned pairs.
+    /// `tuner spsa`'s default schedule for `pairs` planned pairs.
     pub fn new(params: Vec<Param>, pairs: u64) -> Occam {
-        let hyper = Hyper::new(pairs, None, Hyper::ALPHA, Hyper::GAMMA);
-        Occam::with(params, hyper, Averaging::last(DEFAULT_AVERAGE_FRACTION))
+        Occam::with(params, Hyper::new(pairs, None, Hyper::ALPHA, Hyper::GAMMA))
     }
 
-    pub fn with(params: Vec<Param>, hyper: Hyper, averaging: Averaging) -> Occam {
+    pub fn with(params: Vec<Param>, hyper: Hyper) -> Occam {
         let gains = params
             .iter()
             .map(|p| Gains::new(p.c_end, p.r_end, &hyper))
             .collect();
-        let theta: Vec<f64> = params.iter().map(|p| p.start).collect();
         Occam {
-            average_sum: vec![0.0; params.len()],
             params,
             hyper,
             gains,
-            theta,
-            averaging,
-            seq: 0,
-            average_weight: 0.0,
         }
     }
 }
@@ -58,8 +54,8 @@ impl Rules for Occam {
         self.hyper.pairs
     }
 
-    /// Draws u first, then one flip per parameter (the server's order).
-    fn perturb(&self, k: u64, draws: &mut dyn Draws) -> Pair {
+    /// Draws u first, then one flip per parameter.
+    fn perturb(&self, k: u64, theta: &[f64], draws: &mut dyn Draws) -> Pair {
         let u = draws.unit();
         let decay = Decay::at(k, &self.hyper);
         let mut pair = Pair {
@@ -70,7 +66,7 @@ impl Rules for Occam {
         for (i, p) in self.params.iter().enumerate() {
             let flip = draws.flip();
             let c_k = decay.c_k(&self.gains[i]);
-            let r = realise(self.theta[i], c_k, flip, u, p.min, p.max);
+            let r = realise(theta[i], c_k, flip, u, p.min, p.max);
             pair.flips.push(flip);
             pair.plus.push(r.plus);
             pair.minus.push(r.minus);
@@ -78,7 +74,7 @@ impl Rules for Occam {
         pair
     }
 
-    fn update(&mut self, k: u64, pair: &Pair, wins_minus_losses: i32) {
+    fn update(&mut self, k: u64, theta: &mut [f64], pair: &Pair, wins_minus_losses: i32) {
         let decay = Decay::at(k, &self.hyper);
         for (i, p) in self.params.iter().enumerate() {
             let a_k = decay.a_k(&self.gains[i]);
@@ -86,37 +82,18 @@ impl Rules for Occam {
                 plus: pair.plus[i],
                 minus: pair.minus[i],
             };
-            let moved = self.theta[i] + step(a_k, realised, pair.flips[i], wins_minus_losses);
-            self.theta[i] = p.clamp(moved);
+            let moved = theta[i] + step(a_k, realised, pair.flips[i], wins_minus_losses);
+            theta[i] = p.clamp(moved);
         }
-        self.seq += 1;
-        let weight = self.averaging.weight(self.seq, self.hyper.pairs);
-        if weight > 0.0 {
-            for (sum, t) in self.average_sum.iter_mut().zip(&self.theta) {
-                *sum += weight * t;
-            }
-            self.average_weight += weight;
-        }
-    }
-
-    fn theta(&self) -> &[f64] {
-        &self.theta
-    }
-
-    /// θ averaged; the last θ while nothing is.
-    fn result(&self) -> Vec<f64> {
-        if self.average_weight == 0.0 {
-            return self.theta.clone();
-        }
-        let total = self.average_weight;
-        self.average_sum.iter().map(|s| s / total).collect()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::scripted::Script;
+    use super::super::scripted::{Run, Script};
     use super::*;
+    use crate::design::Averaging;
+    use crate::rules::AveragePlan;
 
     fn param(start: f64, c_end: f64) -> Param {
         Param::new(start, 0, 200, Some(c_end), Some(0.002))
@@ -125,7 +102,8 @@ mod tests {
     #[test]
     fn the_realised_difference_is_the_divisor() {
         // At k = N: c_k = c_end = 2.3, a_k = r_end·c_end² = 0.002 · 5.29 = 0.01058.
-        let mut rules = Occam::new(vec![param(100.0, 2.3)], 1000);
+        let params = vec![param(100.0, 2.3)];
+        let mut rules = Run::new(Occam::new(params.clone(), 1000), &params);
         let pair = rules.perturb(1000, &mut Script::new(&[1], &[0.5]));
         // One u for both sides: ⌊100 + 2.3 + 0.5⌋ = 102, ⌊100 − 2.3 + 0.5⌋ = 98; h = 2.
         assert_eq!((pair.plus[0], pair.minus[0]), (102, 98));
@@ -144,7 +122,8 @@ mod tests {
 
     #[test]
     fn one_draw_rounds_every_parameter_and_bounds_shift_the_pair() {
-        let rules = Occam::new(vec![param(100.0, 2.3), param(199.6, 3.0)], 1000);
+        let params = vec![param(100.0, 2.3), param(199.6, 3.0)];
+        let rules = Run::new(Occam::new(params.clone(), 1000), &params);
         // u = 0.2 first, then the flips 1 and 1.
         let mut draws = Script::new(&[1, 1], &[0.2]);
         let pair = rules.perturb(1000, &mut draws);
@@ -158,7 +137,13 @@ mod tests {
     #[test]
     fn the_result_is_the_average_over_the_last_quarter() {
         // 8 pairs: the window holds θ after pairs 7 and 8.
-        let mut rules = Occam::new(vec![param(100.0, 4.0)], 8);
+        let params = vec![param(100.0, 4.0)];
+        let quarter = AveragePlan {
+            averaging: Averaging::last(DEFAULT_AVERAGE_FRACTION),
+            skipped: 0,
+            pairs: 8,
+        };
+        let mut rules = Run::averaged(Occam::new(params.clone(), 8), &params, Some(quarter));
         let mut after = vec![];
         for k in 1..=8 {
             let mut draws = Script::new(&[1], &[0.5]);
@@ -178,7 +163,13 @@ mod tests {
             power: 2.0,
         };
         let hyper = Hyper::new(3, Some(0.0), 0.0, 0.0);
-        let mut rules = Occam::with(vec![param(100.0, 4.0)], hyper, squares);
+        let params = vec![param(100.0, 4.0)];
+        let plan = AveragePlan {
+            averaging: squares,
+            skipped: 0,
+            pairs: 3,
+        };
+        let mut rules = Run::averaged(Occam::with(params.clone(), hyper), &params, Some(plan));
         let mut after = vec![];
         for k in 1..=3 {
             let mut draws = Script::new(&[1], &[0.5]);

@@ -6,8 +6,8 @@
 //! The update sums W − L over the batch: θ ← clip(θ + R_k·c_k·(W − L)·flip) with
 //! R_k = a_k/c_k² and the floored c_k. The run's result is the last θ.
 
-use super::{Decay, Draws, Pair, Param, Rules};
-use crate::rules::schedule::{Gains, Hyper};
+use super::{Draws, Pair, Param, Rules};
+use crate::rules::schedule::{Decay, Gains, Hyper};
 
 /// OpenBench's default batch.
 pub const DEFAULT_PAIRS_PER: u64 = 8;
@@ -20,7 +20,6 @@ pub struct OpenBench {
     pairs_per: u64,
     hyper: Hyper,
     gains: Vec<Gains>,
-    theta: Vec<f64>,
 }
 
 impl OpenBench {
@@ -28,17 +27,20 @@ impl OpenBench {
     pub fn new(params: Vec<Param>, pairs: u64, pairs_per: u64) -> OpenBench {
         let iterations = (pairs / pairs_per.max(1)).max(1);
         let hyper = Hyper::new(iterations, None, Hyper::ALPHA, Hyper::GAMMA);
+        OpenBench::with_hyper(params, hyper, pairs_per)
+    }
+
+    /// OpenBench's rules on the schedule `hyper` (N counting batches).
+    pub fn with_hyper(params: Vec<Param>, hyper: Hyper, pairs_per: u64) -> OpenBench {
         let gains = params
             .iter()
             .map(|p| Gains::new(p.c_end, p.r_end, &hyper))
             .collect();
-        let theta = params.iter().map(|p| p.start).collect();
         OpenBench {
             params,
             pairs_per: pairs_per.max(1),
             hyper,
             gains,
-            theta,
         }
     }
 
@@ -57,7 +59,7 @@ impl Rules for OpenBench {
     }
 
     /// Draws every flip first, then one U per parameter.
-    fn perturb(&self, k: u64, draws: &mut dyn Draws) -> Pair {
+    fn perturb(&self, k: u64, theta: &[f64], draws: &mut dyn Draws) -> Pair {
         let flips: Vec<i8> = self.params.iter().map(|_| draws.flip()).collect();
         let decay = Decay::at(k, &self.hyper);
         let (mut plus, mut minus) = (Vec::new(), Vec::new());
@@ -65,44 +67,37 @@ impl Rules for OpenBench {
             let d = self.c_k(i, &decay) * f64::from(flips[i]);
             let u = draws.unit();
             let round_and_clip = |v: f64| p.clamp((v + u).floor()) as i32;
-            plus.push(round_and_clip(self.theta[i] + d));
-            minus.push(round_and_clip(self.theta[i] - d));
+            plus.push(round_and_clip(theta[i] + d));
+            minus.push(round_and_clip(theta[i] - d));
         }
         Pair { flips, plus, minus }
     }
 
-    fn update(&mut self, k: u64, pair: &Pair, wins_minus_losses: i32) {
+    fn update(&mut self, k: u64, theta: &mut [f64], pair: &Pair, wins_minus_losses: i32) {
         let decay = Decay::at(k, &self.hyper);
-        for i in 0..self.params.len() {
+        for (i, t) in theta.iter_mut().enumerate() {
             let c_k = self.c_k(i, &decay);
             let r_k = decay.a_k(&self.gains[i]) / (c_k * c_k);
             let step = r_k * c_k * f64::from(wins_minus_losses) * f64::from(pair.flips[i]);
-            self.theta[i] = self.params[i].clamp(self.theta[i] + step);
+            *t = self.params[i].clamp(*t + step);
         }
-    }
-
-    fn theta(&self) -> &[f64] {
-        &self.theta
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::scripted::Script;
+    use super::super::scripted::{Run, Script};
     use super::*;
 
-    fn rules(start: f64) -> OpenBench {
+    fn rules(start: f64) -> Run {
         // 80 pairs in batches of 8: N = 10 iterations, A = 1.
-        OpenBench::new(
-            vec![Param::new(start, 0, 200, Some(0.3), Some(0.002))],
-            80,
-            8,
-        )
+        let params = vec![Param::new(start, 0, 200, Some(0.3), Some(0.002))];
+        Run::new(OpenBench::new(params.clone(), 80, 8), &params)
     }
 
     #[test]
     fn batches_count_as_iterations() {
-        let r = rules(10.2);
+        let r = rules(10.2).tune.rules;
         assert_eq!((r.iterations(), r.pairs_per_iteration()), (10, 8));
     }
 

@@ -45,15 +45,32 @@ impl Gains {
             a: r_end * c_end * c_end * (hyper.big_a + n).powf(hyper.alpha),
         }
     }
+}
 
-    /// Perturbation size at iteration k (1-based).
-    pub fn c_k(&self, k: u64, hyper: &Hyper) -> f64 {
-        self.c / (k.max(1) as f64).powf(hyper.gamma)
+/// The divisors of the gains at iteration k (1-based): c_k = c/k^γ and a_k = a/(A + k)^α
+/// for every parameter, with the powers taken once per iteration rather than once per
+/// parameter.
+#[derive(Clone, Copy, Debug)]
+pub struct Decay {
+    c: f64,
+    a: f64,
+}
+
+impl Decay {
+    pub fn at(k: u64, hyper: &Hyper) -> Decay {
+        let k = k.max(1) as f64;
+        Decay {
+            c: k.powf(hyper.gamma),
+            a: (hyper.big_a + k).powf(hyper.alpha),
+        }
     }
 
-    /// Learning-rate numerator at iteration k (1-based).
-    pub fn a_k(&self, k: u64, hyper: &Hyper) -> f64 {
-        self.a / (hyper.big_a + k.max(1) as f64).powf(hyper.alpha)
+    pub fn c_k(&self, gains: &Gains) -> f64 {
+        gains.c / self.c
+    }
+
+    pub fn a_k(&self, gains: &Gains) -> f64 {
+        gains.a / self.a
     }
 }
 
@@ -140,12 +157,13 @@ mod tests {
         assert!((g.c - 8.0364).abs() < 1e-3, "{}", g.c);
         assert!((g.a - 2.1680).abs() < 1e-3, "{}", g.a);
         // At k = N: c_k = c_end and a_k / c_k² = r_end.
-        assert!((g.c_k(1000, &hyper) - 4.0).abs() < 1e-9);
-        let (a_n, c_n) = (g.a_k(1000, &hyper), g.c_k(1000, &hyper));
+        let at = |k| Decay::at(k, &hyper);
+        assert!((at(1000).c_k(&g) - 4.0).abs() < 1e-9);
+        let (a_n, c_n) = (at(1000).a_k(&g), at(1000).c_k(&g));
         assert!((a_n / (c_n * c_n) - 0.002).abs() < 1e-12);
         // Early iterations perturb more and learn faster.
-        assert!(g.c_k(1, &hyper) > g.c_k(500, &hyper));
-        assert!(g.a_k(1, &hyper) > g.a_k(500, &hyper));
+        assert!(at(1).c_k(&g) > at(500).c_k(&g));
+        assert!(at(1).a_k(&g) > at(500).a_k(&g));
     }
 
     #[test]

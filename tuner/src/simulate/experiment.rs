@@ -12,8 +12,11 @@ use super::outcome::Outcome;
 use crate::design;
 use crate::design::Averaging;
 use crate::rules::autoselect::Design;
+use crate::rules::occam::DEFAULT_AVERAGE_FRACTION;
 use crate::rules::schedule::Hyper;
-use crate::rules::{Designed, Fishtest, Occam, OpenBench, Pair, Param, ProbePlan, Rules};
+use crate::rules::{
+    AveragePlan, Designed, Fishtest, Occam, OpenBench, Pair, Param, ProbePlan, Tune, TuneState,
+};
 use crate::stats::Tally;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,29 +103,38 @@ impl Tuner {
             .for_games(&params, games as f64)
     }
 
-    /// The rule set, ready to play `games` games from `start`.
-    pub fn build(&self, start: &[f64], games: u64, outcome: &Outcome) -> Box<dyn Rules> {
+    /// The rule set and how its run averages θ, ready to play `games` games from
+    /// `start`.
+    pub fn build(&self, start: &[f64], games: u64, outcome: &Outcome) -> Tune {
         let pairs = (games / 2).max(1);
         let params = self.params(start);
+        let averaged = |averaging| AveragePlan {
+            averaging,
+            skipped: 0,
+            pairs,
+        };
         match self.rules {
-            RuleSet::Fishtest => Box::new(Fishtest::new(params, pairs)),
+            RuleSet::Fishtest => Tune::new(Box::new(Fishtest::new(params, pairs)), None),
             RuleSet::Autoselect => {
                 let design = self.design(start, games, outcome);
-                Box::new(Fishtest::autoselect(params, pairs, &design))
+                Tune::new(Box::new(Fishtest::autoselect(params, pairs, &design)), None)
             }
-            RuleSet::Openbench => Box::new(OpenBench::new(params, pairs, self.pairs_per)),
-            RuleSet::Occam => Box::new(Occam::new(params, pairs)),
-            RuleSet::Design => Box::new(Designed::new(
-                params,
-                pairs,
-                self.probe,
-                Averaging {
+            RuleSet::Openbench => Tune::new(
+                Box::new(OpenBench::new(params, pairs, self.pairs_per)),
+                None,
+            ),
+            RuleSet::Occam => Tune::new(
+                Box::new(Occam::new(params, pairs)),
+                Some(averaged(Averaging::last(DEFAULT_AVERAGE_FRACTION))),
+            ),
+            RuleSet::Design => {
+                let rules = Designed::new(params, pairs, self.probe, self.c_scale, self.r_scale);
+                let plan = rules.average_plan(Averaging {
                     fraction: self.average_fraction,
                     power: self.average_power,
-                },
-                self.c_scale,
-                self.r_scale,
-            )),
+                });
+                Tune::new(Box::new(rules), Some(plan))
+            }
             RuleSet::Constant => {
                 let design = self.design(start, games, outcome);
                 let params = params
@@ -135,7 +147,10 @@ impl Tuner {
                     .collect();
                 let constant = Hyper::new(pairs, Some(0.0), 0.0, 0.0);
                 let last = Averaging::last(self.average_fraction);
-                Box::new(Occam::with(params, constant, last))
+                Tune::new(
+                    Box::new(Occam::with(params, constant)),
+                    Some(averaged(last)),
+                )
             }
         }
     }
@@ -218,9 +233,10 @@ impl Experiment {
         let mut draws = SmallRng::seed_from_u64(stream);
         let mut luck = SmallRng::seed_from_u64(stream ^ 1);
         let mut gain_luck = SmallRng::seed_from_u64(stream ^ 0x6741_494E);
-        let mut rules = self.tuner.build(&self.start, games, &self.outcome);
-        let pairs_per = rules.pairs_per_iteration();
-        let iterations = rules.iterations();
+        let mut tune = self.tuner.build(&self.start, games, &self.outcome);
+        let mut state = TuneState::start(self.start.clone());
+        let pairs_per = tune.rules.pairs_per_iteration();
+        let iterations = tune.rules.iterations();
         let window = ((1.0 - self.tuner.average_fraction) * iterations as f64) as u64;
         let start: Vec<i32> = self.start.iter().map(|v| v.round() as i32).collect();
         let mut tally = Tally::default();
@@ -231,15 +247,19 @@ impl Experiment {
                 .sum()
         };
         for k in 1..=iterations {
-            rules.step(k, &mut draws, &mut play);
+            tune.step(&mut state, k, &mut draws, &mut play);
             if gain_every > 0 && k > window && (k - window).is_multiple_of(gain_every) {
-                let so_far: Vec<i32> = rules.result().iter().map(|v| v.round() as i32).collect();
+                let so_far: Vec<i32> = tune
+                    .result(&state)
+                    .iter()
+                    .map(|v| v.round() as i32)
+                    .collect();
                 let elo = self.landscape.elo_difference(&so_far, &start);
                 let half_points = self.outcome.pair_half_points(elo, &mut gain_luck);
                 tally.penta[usize::from(half_points)] += 1;
             }
         }
-        let result = rules.result().iter().map(|v| v.round()).collect();
+        let result = tune.result(&state).iter().map(|v| v.round()).collect();
         (result, tally)
     }
 

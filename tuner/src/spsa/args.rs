@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use occam::params::FROZEN;
 
-use super::journal::RunRules;
 use crate::play::args::GameArgs;
+use crate::rules::RunRules;
 use crate::tuned::probe;
 
 /// Planned pairs of the default run: about 12 minutes on two cores at the default 8000
@@ -75,20 +75,20 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub journal: Option<PathBuf>,
     /// What is written back: the average over the last part of the run, or the last θ
-    /// [default: average; the last θ, and only that, with --rules fishtest].
+    /// [default: average; the last θ, and only that, under a baseline's rules such as --rules fishtest].
     #[arg(long, value_enum)]
     pub output: Option<Output>,
-    /// The rules the run plays: Occam's, or fishtest's as a baseline to compare with
-    /// (see docs/spsa.md). A resumed run must give its own.
-    #[arg(long, value_enum, default_value_t = RunRules::Occam)]
+    /// The rules the run plays: Occam's, or another tuner's as a baseline to compare
+    /// with (see docs/spsa.md). A resumed run must give its own.
+    #[arg(long, default_value = "occam", value_parser = RunRules::parser())]
     pub rules: RunRules,
     /// Fraction of the run, at its end, over which θ is averaged, equally weighted
     /// [default: 0.25; a run that plays the design averages every θ, the one after
     /// pair k weighted by k², and plays its gain pairs in the last half].
     #[arg(long, value_name = "F")]
     pub average_fraction: Option<f64>,
-    /// SPSA stability constant A of the decaying schedule [default: 0.1·pairs; with
-    /// --rules fishtest ⌊0.1·pairs⌋].
+    /// SPSA stability constant A of the decaying schedule [default: 0.1·pairs; a baseline's own
+    /// under its rules, fishtest's ⌊0.1·pairs⌋].
     #[arg(long = "spsa-a", value_name = "A")]
     pub big_a: Option<f64>,
     /// SPSA learning-rate decay exponent α of the decaying schedule [default: 0.602].
@@ -145,12 +145,13 @@ pub struct Args {
 }
 
 /// What the run writes back. Occam's rules: `--output`, the average by default.
-/// fishtest's rules write the last θ, as fishtest does, and never use the design:
-/// the flags that only Occam's rules have a use for are refused, not ignored.
+/// A baseline's rules (fishtest's) write the last θ, as that tuner does, and never use
+/// the design: the flags that only Occam's rules have a use for are refused, not
+/// ignored.
 pub(super) fn output_of(args: &Args) -> Result<Output> {
-    match args.rules {
-        RunRules::Occam => Ok(args.output.unwrap_or(Output::Average)),
-        RunRules::Fishtest => {
+    match args.rules.baseline() {
+        None => Ok(args.output.unwrap_or(Output::Average)),
+        Some(baseline) => {
             let occams: Vec<&str> = [
                 (args.until.is_some(), "--until"),
                 (args.probe_pairs.is_some(), "--probe-pairs"),
@@ -162,8 +163,10 @@ pub(super) fn output_of(args: &Args) -> Result<Output> {
             .collect();
             if !occams.is_empty() {
                 bail!(
-                    "--rules fishtest cannot take {}: fishtest's rules never use the design (no probe, no --until) and write the last θ, not an average; leave them out, or play --rules occam",
-                    occams.join(", ")
+                    "--rules {} cannot take {}: {} never use the design (no probe, no --until) and write the last θ, not an average; leave them out, or play --rules occam",
+                    args.rules.name(),
+                    occams.join(", "),
+                    baseline.title
                 );
             }
             Ok(Output::Last)

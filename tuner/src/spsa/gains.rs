@@ -8,13 +8,12 @@ use anyhow::{Result, bail};
 use occam::position::Game;
 
 use super::args::Args;
-use super::journal::RunRules;
 use crate::design;
 use crate::design::Averaging;
 use crate::play::game::{Adjudication, TimeControl};
+use crate::rules::Param;
 use crate::rules::occam::DEFAULT_AVERAGE_FRACTION;
 use crate::rules::schedule::Hyper;
-use crate::rules::{Fishtest, Param};
 use crate::tuned::params::{Requested, TunedParam};
 use crate::tuned::probe;
 use crate::tuned::side::TunedSide;
@@ -148,12 +147,9 @@ pub(super) fn resolve(requested: &[Requested], args: &Args, probing: &Probing) -
                 (ends.c_end, ends.r_end, from(p.c_end), from(p.r_end))
             })
             .collect();
-        let big_a = match args.rules {
-            RunRules::Occam => args.big_a,
-            RunRules::Fishtest => Some(
-                args.big_a
-                    .unwrap_or_else(|| Fishtest::default_big_a(args.pairs)),
-            ),
+        let big_a = match args.rules.baseline() {
+            None => args.big_a,
+            Some(baseline) => Some(args.big_a.unwrap_or_else(|| (baseline.big_a)(args.pairs))),
         };
         let decaying = Hyper::new(
             args.pairs,

@@ -16,38 +16,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::design::Averaging;
 use crate::param_files::write_atomically;
+use crate::rules::RunRules;
 use crate::rules::schedule::Hyper;
 use crate::stats::Tally;
 use crate::tuned::params::TunedParam;
-
-/// The rules a run plays (`tuner spsa --rules`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum RunRules {
-    /// Occam's: one rounding draw for both sides, the pair shifted inwards at a bound,
-    /// steps divided by the realised difference, the average written; the design where
-    /// a file leaves out c_end or r_end.
-    #[default]
-    Occam,
-    /// fishtest's, as a baseline: each side clipped and rounded on its own, steps
-    /// divided by the nominal c_k, the last θ written; Stockfish's TUNE defaults where
-    /// a file leaves out c_end or r_end.
-    Fishtest,
-}
-
-impl RunRules {
-    pub fn is_occam(&self) -> bool {
-        *self == RunRules::Occam
-    }
-
-    /// The rules as `--rules` names them.
-    pub fn name(self) -> &'static str {
-        match self {
-            RunRules::Occam => "occam",
-            RunRules::Fishtest => "fishtest",
-        }
-    }
-}
 
 /// What defines a run; stored as the journal's first line and checked on resume.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -448,7 +420,7 @@ pub mod tests {
             average_fraction: 0.25,
             average_power: 0.0,
             designed: false,
-            rules: RunRules::Occam,
+            rules: RunRules::OCCAM,
             games: "synthetic".into(),
             openings: 10,
             nonce: 0,
@@ -519,9 +491,9 @@ pub mod tests {
         let text = serde_json::to_string(&occam).unwrap();
         assert!(!text.contains("rules"), "{text}");
         let read: RunConfig = serde_json::from_str(&text).unwrap();
-        assert_eq!(read.rules, RunRules::Occam);
+        assert_eq!(read.rules, RunRules::OCCAM);
         let fishtest = RunConfig {
-            rules: RunRules::Fishtest,
+            rules: RunRules::named("fishtest").unwrap(),
             ..occam
         };
         let text = serde_json::to_string(&fishtest).unwrap();

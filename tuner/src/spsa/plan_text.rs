@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::args::Output;
 use super::gains::{Resolved, Source};
-use super::journal::{RunConfig, RunRules};
+use super::journal::RunConfig;
 use crate::design;
 use crate::rules::Param;
 use crate::tuned::side::TunedSide;
@@ -63,7 +63,7 @@ pub(super) fn plan_lines(config: &RunConfig, resolved: &Resolved, output: Output
 fn headline(config: &RunConfig, resolved: &Resolved, output: Output) -> String {
     let pairs = config.hyper.pairs;
     let result = match (config.rules, output) {
-        (RunRules::Fishtest, _) => "result: the last θ".to_string(),
+        _ if !config.rules.is_occam() => "result: the last θ".to_string(),
         (_, Output::Average) if config.average_power > 0.0 => format!(
             "result: θ averaged over the run, θ after pair k weighted by k^{}",
             config.average_power
@@ -102,13 +102,15 @@ fn headline(config: &RunConfig, resolved: &Resolved, output: Output) -> String {
                 String::new()
             }
         )
-    } else if config.rules == RunRules::Fishtest {
+    } else if let Some(baseline) = config.rules.baseline() {
         format!(
-            "spsa: plan: fishtest's rules (a baseline): its decaying gains, each parameter reaching the c and r below (its file's c_end and r_end, else Stockfish's TUNE defaults (max − min)/20 and {}) at pair {pairs} (alpha {}, gamma {}, A {}); each side clipped and rounded on its own, steps divided by the nominal c_k; {result}",
+            "spsa: plan: {} (a baseline): its decaying gains, each parameter reaching the c and r below (its file's c_end and r_end, else Stockfish's TUNE defaults (max − min)/20 and {}) at pair {pairs} (alpha {}, gamma {}, A {}); {}; {result}",
+            baseline.title,
             Param::DEFAULT_R_END,
             config.hyper.alpha,
             config.hyper.gamma,
-            short(config.hyper.big_a)
+            short(config.hyper.big_a),
+            baseline.mechanics
         )
     } else {
         format!(
@@ -236,10 +238,10 @@ pub(super) fn summary_line(
         },
         crate::param_files::paths_text(&config.files, ", "),
         config.hyper.pairs,
-        match config.rules {
-            RunRules::Occam => "",
-            RunRules::Fishtest => ", fishtest's rules",
-        },
+        config
+            .rules
+            .baseline()
+            .map_or(String::new(), |b| format!(", {}", b.title)),
         r_end_text(config),
         config.games,
         journal.display()

@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::journal::RunRules;
 use super::server::Server;
 use crate::play::game::{GameRecord, PlayerFault};
 
@@ -19,9 +18,10 @@ const GAIN_PAIRS_SHOWN: u64 = 10;
 /// the start)`; `None` before [`GAIN_PAIRS_SHOWN`] pairs.
 pub fn gain_text(server: &Server) -> Option<String> {
     let (elo, error, pairs) = server.gain_estimate()?;
-    let tuned = match server.config.rules {
-        RunRules::Occam => "the average",
-        RunRules::Fishtest => "the last θ",
+    let tuned = if server.config.rules.is_occam() {
+        "the average"
+    } else {
+        "the last θ"
     };
     (pairs >= GAIN_PAIRS_SHOWN).then(|| {
         format!("gain {elo:+.1} ± {error:.1} Elo (95%, {pairs} pairs of {tuned} against the start)")

@@ -7,9 +7,11 @@
 //! (seed, k), so a run is reproducible, and a resumed run re-issues exactly the
 //! iterations that were in flight when it was killed.
 //!
-//! The server plays the run's rules ([`RunRules`]): Occam's (`schedule::realise` and
-//! `schedule::step`) or fishtest's (`rules::fishtest::perturb` and
-//! `rules::fishtest::step`, the functions `tuner simulate`'s fishtest rule runs).
+//! The server plays the run's rule set (`--rules`, one of `rules::RUN_RULE_SETS`) in
+//! the update loop `tuner simulate` runs ([`Tune`]): the rule set draws θ± and moves θ,
+//! the loop averages θ as the run's averaging says. What the server adds is the
+//! bookkeeping of real games: pairs in flight and out of order, the journal and the
+//! checkpoint, the gain pairs.
 //!
 //! The run is recorded in its journal (see [`super::journal`]): the state moves only
 //! after its pair is in the journal, and after a failed write the journal takes
@@ -23,38 +25,30 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result, anyhow, bail};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rand_distr::{Bernoulli, Distribution};
 
 use super::journal::{
-    self, Journal, JournalSink, PairRecord, RunConfig, RunFiles, RunRules, State, read_checkpoint,
+    self, Journal, JournalSink, PairRecord, RunConfig, RunFiles, State, read_checkpoint,
     read_journal,
 };
 use crate::play::game::{Outcome, pair_points};
-use crate::rules::fishtest::{self, Sending};
-use crate::rules::schedule::{Gains, Realised, realise, step};
+use crate::rules::{AveragePlan, Draws, Pair, Tune, TuneState};
+use crate::tuned::params::TunedParam;
 
-/// One game pair to play.
+/// One game pair to play: iteration k's θ+ and θ−.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorkItem {
     pub k: u64,
-    pub flips: Vec<i8>,
-    pub realised: Vec<Realised>,
+    pub pair: Pair,
     /// Index into the opening list.
     pub opening: usize,
 }
 
-impl WorkItem {
-    pub fn plus(&self) -> Vec<i32> {
-        self.realised.iter().map(|r| r.plus).collect()
-    }
-    pub fn minus(&self) -> Vec<i32> {
-        self.realised.iter().map(|r| r.minus).collect()
-    }
-}
-
 pub struct Server {
     pub config: RunConfig,
-    gains: Vec<Gains>,
+    /// The run's rule set and averaging.
+    tune: Tune,
+    /// The draws of one iteration of the run's rule set, from the iteration's stream.
+    draws: fn(StdRng) -> Box<dyn Draws>,
     pub state: State,
     /// Iterations issued but not yet finished (in flight).
     in_flight: BTreeSet<u64>,
@@ -117,11 +111,14 @@ impl Server {
         journal_id: String,
         files: Option<RunFiles>,
     ) -> Server {
-        let gains = config
-            .params
-            .iter()
-            .map(|p| Gains::new(p.c_end, p.r_end, &config.hyper))
-            .collect();
+        let rule_set = config.rules.set();
+        let params = config.params.iter().map(TunedParam::rule_param).collect();
+        let average = AveragePlan {
+            averaging: config.averaging(),
+            skipped: 0,
+            pairs: config.hyper.pairs,
+        };
+        let tune = Tune::new((rule_set.build)(params, config.hyper), Some(average));
         let next_k = state
             .done_above
             .last()
@@ -134,7 +131,8 @@ impl Server {
             .collect();
         Server {
             config,
-            gains,
+            tune,
+            draws: rule_set.draws,
             state,
             in_flight: BTreeSet::new(),
             reissue,
@@ -233,35 +231,11 @@ impl Server {
 
     /// The work item for iteration k at the current θ.
     fn work_item(&self, k: u64) -> WorkItem {
-        let mut rng = iteration_rng(self.config.seed, k);
-        let (flips, realised) = match self.config.rules {
-            RunRules::Occam => {
-                let coin = Bernoulli::new(0.5).expect("p = 0.5");
-                let u: f64 = rng.random();
-                let mut flips = Vec::with_capacity(self.gains.len());
-                let mut realised = Vec::with_capacity(self.gains.len());
-                for (i, p) in self.config.params.iter().enumerate() {
-                    let flip = if coin.sample(&mut rng) { 1 } else { -1 };
-                    let c_k = self.gains[i].c_k(k, &self.config.hyper);
-                    flips.push(flip);
-                    realised.push(realise(self.state.theta[i], c_k, flip, u, p.min, p.max));
-                }
-                (flips, realised)
-            }
-            RunRules::Fishtest => {
-                let n = self.config.params.len();
-                let pair =
-                    fishtest::perturb(n, &mut rng, |i| self.sending(&self.state.theta, k, i));
-                let realised = (pair.plus.iter().zip(&pair.minus))
-                    .map(|(&plus, &minus)| Realised { plus, minus })
-                    .collect();
-                (pair.flips, realised)
-            }
-        };
+        let mut draws = (self.draws)(iteration_rng(self.config.seed, k));
+        let pair = self.tune.rules.perturb(k, &self.state.theta, &mut *draws);
         WorkItem {
             k,
-            flips,
-            realised,
+            pair,
             opening: ((k - 1) as usize) % self.config.openings.max(1),
         }
     }
@@ -280,7 +254,7 @@ impl Server {
             );
         }
         let mut state = self.state.clone();
-        let record = self.update(&mut state, item.k, &item.flips, &item.realised, penta, wdl);
+        let record = self.update(&mut state, item.k, &item.pair, penta, wdl);
         if let Some(journal) = &mut self.journal {
             let line = journal::pair_line(record)?;
             if let Err(e) = journal.append(line.as_bytes()) {
@@ -304,45 +278,41 @@ impl Server {
         Ok(())
     }
 
-    /// Moves `s` by one pair's result and returns the pair's journal record.
+    /// Moves `s` by one pair's result through the run's update loop, and returns the
+    /// pair's journal record.
     fn update(
-        &self,
+        &mut self,
         s: &mut State,
         k: u64,
-        flips: &[i8],
-        realised: &[Realised],
+        pair: &Pair,
         penta: u8,
         wdl: [u64; 3],
     ) -> PairRecord {
-        let hyper = self.config.hyper;
-        let result = i32::from(penta) - 2;
-        for (i, p) in self.config.params.iter().enumerate() {
-            let a_k = self.gains[i].a_k(k, &hyper);
-            s.theta[i] = match self.config.rules {
-                RunRules::Occam => {
-                    let moved = s.theta[i] + step(a_k, realised[i], flips[i], result);
-                    moved.clamp(f64::from(p.min), f64::from(p.max))
-                }
-                RunRules::Fishtest => {
-                    fishtest::step(self.sending(&s.theta, k, i), a_k, flips[i], result)
-                }
-            };
-            s.min_seen[i] = s.min_seen[i].min(s.theta[i]);
-            s.max_seen[i] = s.max_seen[i].max(s.theta[i]);
-        }
-        s.seq += 1;
-        // Polyak–Ruppert: average θ, weighted as the run's averaging says.
-        let weight = self.config.averaging().weight(s.seq, hyper.pairs);
-        if weight > 0.0 {
-            for (sum, t) in s.average_sum.iter_mut().zip(&s.theta) {
-                *sum += weight * t;
-            }
-            if self.config.average_power > 0.0 {
-                s.average_weight += weight;
-            }
+        let weighted = self.config.average_power > 0.0;
+        let mut tune = TuneState {
+            seq: s.seq,
+            theta: std::mem::take(&mut s.theta),
+            average_sum: std::mem::take(&mut s.average_sum),
+            // With equal weights, the sum of the weights is the pairs in the window.
+            average_weight: if weighted {
+                s.average_weight
+            } else {
+                s.average_count as f64
+            },
+        };
+        self.tune.apply(&mut tune, k, pair, i32::from(penta) - 2);
+        s.seq = tune.seq;
+        s.theta = tune.theta;
+        s.average_sum = tune.average_sum;
+        if weighted {
+            s.average_weight = tune.average_weight;
         }
         if s.seq > self.config.averaging_window_start() {
             s.average_count += 1;
+        }
+        for (i, t) in s.theta.iter().enumerate() {
+            s.min_seen[i] = s.min_seen[i].min(*t);
+            s.max_seen[i] = s.max_seen[i].max(*t);
         }
         for (total, n) in s.wdl.iter_mut().zip(wdl) {
             *total += n;
@@ -355,51 +325,32 @@ impl Server {
         PairRecord {
             seq: s.seq,
             k,
-            flips: flips.to_vec(),
-            plus: realised.iter().map(|r| r.plus).collect(),
-            minus: realised.iter().map(|r| r.minus).collect(),
+            flips: pair.flips.clone(),
+            plus: pair.plus.clone(),
+            minus: pair.minus.clone(),
             penta,
             wdl,
             theta: s.theta.clone(),
         }
     }
 
-    /// Parameter i at θ `theta` as fishtest's rules send iteration k.
-    fn sending(&self, theta: &[f64], k: u64, i: usize) -> Sending {
-        let p = &self.config.params[i];
-        Sending {
-            theta: theta[i],
-            c_k: self.gains[i].c_k(k, &self.config.hyper),
-            min: p.min,
-            max: p.max,
-        }
-    }
-
     /// Re-applies a journaled pair (resume), checking it reproduces the recorded θ.
     fn replay(&mut self, record: &PairRecord) -> Result<()> {
-        let realised: Vec<Realised> = record
-            .plus
-            .iter()
-            .zip(&record.minus)
-            .map(|(&plus, &minus)| Realised { plus, minus })
-            .collect();
-        if realised.len() != self.config.params.len() || record.flips.len() != realised.len() {
+        let n = self.config.params.len();
+        if [record.plus.len(), record.minus.len(), record.flips.len()] != [n; 3] {
             bail!(
-                "journal pair {} has {} values for {} parameters",
+                "journal pair {} has {} values for {n} parameters",
                 record.seq,
-                realised.len(),
-                self.config.params.len()
+                record.plus.len()
             );
         }
+        let pair = Pair {
+            flips: record.flips.clone(),
+            plus: record.plus.clone(),
+            minus: record.minus.clone(),
+        };
         let mut state = self.state.clone();
-        let replayed = self.update(
-            &mut state,
-            record.k,
-            &record.flips,
-            &realised,
-            record.penta,
-            record.wdl,
-        );
+        let replayed = self.update(&mut state, record.k, &pair, record.penta, record.wdl);
         let drift = replayed
             .theta
             .iter()
@@ -457,11 +408,12 @@ impl Server {
     }
 
     /// What a gain pair plays against the start: the average so far under Occam's
-    /// rules, θ itself under fishtest's (which write the last θ).
+    /// rules, θ itself under a baseline's (which writes the last θ).
     pub fn gain_side(&self) -> Vec<f64> {
-        match self.config.rules {
-            RunRules::Occam => self.average(),
-            RunRules::Fishtest => self.state.theta.clone(),
+        if self.config.rules.is_occam() {
+            self.average()
+        } else {
+            self.state.theta.clone()
         }
     }
 
@@ -549,7 +501,7 @@ mod tests {
                 .map(|(&x, o)| ((f64::from(x) - o) / 20.0).powi(2))
                 .sum()
         };
-        let edge = (loss(&item.minus()) - loss(&item.plus())).clamp(-1.0, 1.0);
+        let edge = (loss(&item.pair.minus) - loss(&item.pair.plus)).clamp(-1.0, 1.0);
         let mut rng = iteration_rng(k_noise, item.k);
         let mut half_points = 0u8;
         for _ in 0..2 {
@@ -867,23 +819,33 @@ mod tests {
             assert_eq!(s1.next_work(), s2.next_work());
         }
         let item = s1.work_item(3);
-        for (r, f) in item.realised.iter().zip(&item.flips) {
-            assert!(r.half_difference() * f64::from(*f) > 0.0);
+        let pair = &item.pair;
+        for ((plus, minus), flip) in pair.plus.iter().zip(&pair.minus).zip(&pair.flips) {
+            assert!((plus - minus) * i32::from(*flip) > 0);
         }
     }
 
-    /// Occam's rules (`rules::Occam`, which `tuner simulate` runs) move θ and average
-    /// exactly as the server does, pair for pair.
+    /// The server's journaled θ and average are those of Occam's rules in the update
+    /// loop `tuner simulate` runs, pair for pair: its bookkeeping of real games (pairs
+    /// out of order, the checkpoint's equal-weights count) changes nothing.
     #[test]
     fn occam_rules_follow_the_server() {
-        use crate::rules::{Occam, Param, Rules, occam};
+        use crate::design::Averaging;
+        use crate::rules::scripted::Run;
+        use crate::rules::{AveragePlan, Occam, Param, occam};
         // The journal tests' run: parameters on [0, 200] with c_end 4, r_end 0.01, and
         // the averaging fraction the rules default to.
         let cfg = config(vec![param("a", 60.0), param("b", 199.0)], 40, 5);
         assert_eq!(cfg.average_fraction, occam::DEFAULT_AVERAGE_FRACTION);
         let mut server = Server::new(cfg, None).unwrap();
         let same = |start| Param::new(start, 0, 200, Some(4.0), Some(0.01));
-        let mut rules = Occam::new(vec![same(60.0), same(199.0)], 40);
+        let params = vec![same(60.0), same(199.0)];
+        let quarter = AveragePlan {
+            averaging: Averaging::last(occam::DEFAULT_AVERAGE_FRACTION),
+            skipped: 0,
+            pairs: 40,
+        };
+        let mut rules = Run::averaged(Occam::new(params.clone(), 40), &params, Some(quarter));
         while let Some(item) = server.next_work() {
             let pair = pair_of(&item);
             apply_alike(&mut server, &mut rules, &item, &pair);
@@ -896,7 +858,8 @@ mod tests {
     #[test]
     fn the_weighted_average_follows_the_server_and_survives_a_resume() {
         use crate::design::AVERAGING;
-        use crate::rules::{Occam, Param, Rules};
+        use crate::rules::scripted::Run;
+        use crate::rules::{AveragePlan, Occam, Param};
         let mut cfg = config(vec![param("a", 60.0), param("b", 150.0)], 40, 5);
         cfg.hyper = crate::rules::schedule::Hyper::new(40, Some(0.0), 0.0, 0.0);
         (cfg.average_fraction, cfg.average_power) = (AVERAGING.fraction, AVERAGING.power);
@@ -904,7 +867,13 @@ mod tests {
         let files = RunFiles::new(dir.join("w.spsa.jsonl"));
         let mut server = Server::new(cfg.clone(), Some(files.clone())).unwrap();
         let same = |start| Param::new(start, 0, 200, Some(4.0), Some(0.01));
-        let mut rules = Occam::with(vec![same(60.0), same(150.0)], cfg.hyper, AVERAGING);
+        let params = vec![same(60.0), same(150.0)];
+        let plan = AveragePlan {
+            averaging: AVERAGING,
+            skipped: 0,
+            pairs: 40,
+        };
+        let mut rules = Run::averaged(Occam::with(params.clone(), cfg.hyper), &params, Some(plan));
         let mut weighted = [0.0; 2];
         let mut total = 0.0;
         while let Some(item) = server.next_work() {
@@ -934,7 +903,7 @@ mod tests {
     /// and checks that both moved θ the same.
     fn apply_alike(
         server: &mut Server,
-        rules: &mut dyn crate::rules::Rules,
+        rules: &mut crate::rules::scripted::Run,
         item: &WorkItem,
         pair: &crate::rules::Pair,
     ) {
@@ -951,11 +920,7 @@ mod tests {
 
     /// The values a work item plays, as the rule sets take them.
     fn pair_of(item: &WorkItem) -> crate::rules::Pair {
-        crate::rules::Pair {
-            flips: item.flips.clone(),
-            plus: item.plus(),
-            minus: item.minus(),
-        }
+        item.pair.clone()
     }
 
     /// A server of `params` playing fishtest's rules over `pairs` pairs, with
@@ -968,7 +933,7 @@ mod tests {
         use crate::rules::Fishtest;
         use crate::rules::schedule::Hyper;
         let mut cfg = config(params, pairs, seed);
-        cfg.rules = RunRules::Fishtest;
+        cfg.rules = crate::rules::RunRules::named("fishtest").unwrap();
         let big_a = Fishtest::default_big_a(pairs);
         cfg.hyper = Hyper::new(pairs, Some(big_a), Hyper::ALPHA, Hyper::GAMMA);
         Server::new(cfg, None).unwrap()
@@ -979,12 +944,14 @@ mod tests {
     /// is the last θ.
     #[test]
     fn fishtest_rules_follow_rules_fishtest() {
-        use crate::rules::{Fishtest, Param, Rules};
+        use crate::rules::scripted::Run;
+        use crate::rules::{Fishtest, Param};
         // 45 pairs: A = ⌊4.5⌋ = 4. b starts 1 below its bound, so θ+ or θ− is clipped.
         let mut server = fishtest_server(vec![param("a", 60.3), param("b", 199.0)], 45, 5);
         assert_eq!(server.config.hyper.big_a, 4.0);
         let same = |start| Param::new(start, 0, 200, Some(4.0), Some(0.01));
-        let mut rules = Fishtest::new(vec![same(60.3), same(199.0)], 45);
+        let params = vec![same(60.3), same(199.0)];
+        let mut rules = Run::new(Fishtest::new(params.clone(), 45), &params);
         let (mut clipped, mut uneven) = (false, false);
         while let Some(item) = server.next_work() {
             let expected = rules.perturb(item.k, &mut iteration_rng(5, item.k));
@@ -1010,7 +977,7 @@ mod tests {
         let mut rng = iteration_rng(3, 1);
         let flip = crate::rules::Draws::flip(&mut rng);
         let (u_plus, u_minus) = (rng.random::<f64>(), rng.random::<f64>());
-        assert_eq!(item.flips, [flip]);
+        assert_eq!(item.pair.flips, [flip]);
         // θ+ = ⌊clip(198.5 + 4·flip) + U⌋, θ− = ⌊clip(198.5 − 4·flip) + U′⌋: the side
         // above the bound is clipped to 200 on its own (200 + U rounds to 200).
         let (high, low) = (
@@ -1022,7 +989,7 @@ mod tests {
         } else {
             (low as i32, high)
         };
-        assert_eq!((item.plus()[0], item.minus()[0]), expected);
+        assert_eq!((item.pair.plus[0], item.pair.minus[0]), expected);
         // θ+ wins the pair 2-0: θ += a_k/c_k·2·flip = 0.01·4·2·flip = 0.08·flip, clipped.
         server.apply(&item, 4, [2, 0, 0]).unwrap();
         let moved = (198.5 + 0.08 * f64::from(flip)).min(200.0);

@@ -142,8 +142,9 @@ fn a_run_with_a_parameter_left_to_the_design_plays_constant_designed_gains() {
     // The schedule is constant: c_k and a_k/c_k² are the resolved c and r at every k.
     let g = crate::rules::schedule::Gains::new(r.params[1].c_end, r.params[1].r_end, &r.hyper);
     for k in [1, 1000, 200_000] {
-        assert_eq!(g.c_k(k, &r.hyper), 50.0);
-        assert!((g.a_k(k, &r.hyper) / 2500.0 - designed_r).abs() < 1e-15);
+        let at = crate::rules::schedule::Decay::at(k, &r.hyper);
+        assert_eq!(at.c_k(&g), 50.0);
+        assert!((at.a_k(&g) / 2500.0 - designed_r).abs() < 1e-15);
     }
     // 2000 pairs are too few for that precision: the short run's r, larger.
     let r = resolve(&mixed, &args("x.json --pairs 2000"), &Probing::NONE);

@@ -130,8 +130,8 @@ fn play_spsa_pair(pool: &Pool, players: &mut Players, item: &WorkItem) -> Result
     let games = play_values(
         pool.plan,
         players,
-        &item.plus(),
-        &item.minus(),
+        &item.pair.plus,
+        &item.pair.minus,
         item.opening,
     );
     let penta = pair_score(&games[0], &games[1]) as u8;
@@ -170,8 +170,8 @@ pub(super) fn pgn_tags(server: &Server, item: &WorkItem) -> Vec<(String, String)
         .config
         .params
         .iter()
-        .zip(item.plus())
-        .zip(item.minus())
+        .zip(&item.pair.plus)
+        .zip(&item.pair.minus)
     {
         tags.push((p.name.clone(), format!("theta+ {plus} theta- {minus}")));
     }

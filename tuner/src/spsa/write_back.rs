@@ -4,7 +4,6 @@
 use anyhow::Result;
 
 use super::args::Output;
-use super::journal::RunRules;
 use super::plan::TunePlan;
 use super::plan_text::r_end_text;
 use super::report;
@@ -125,10 +124,9 @@ pub(super) fn finish(plan: TunePlan, server: Server) -> Result<()> {
                     } else {
                         format!(
                             "{}alpha {} gamma {} A {}",
-                            match cfg.rules {
-                                RunRules::Occam => "",
-                                RunRules::Fishtest => "fishtest's rules, ",
-                            },
+                            cfg.rules
+                                .baseline()
+                                .map_or(String::new(), |b| format!("{}, ", b.title)),
                             cfg.hyper.alpha,
                             cfg.hyper.gamma,
                             cfg.hyper.big_a

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::design::Request;
+use crate::rules::Param;
 
 /// One tuned parameter as the server sees it: its `c_end` and `r_end` are what the run
 /// plays (the file's, or designed), resolved when the run began.
@@ -19,6 +20,17 @@ pub struct TunedParam {
 }
 
 impl TunedParam {
+    /// The parameter as a rule set tunes it.
+    pub fn rule_param(&self) -> Param {
+        Param {
+            start: self.start,
+            min: self.min,
+            max: self.max,
+            c_end: self.c_end,
+            r_end: self.r_end,
+        }
+    }
+
     /// How far `theta` lies from the start, in units of `c_end` (signed).
     pub fn change_c_end(&self, theta: f64) -> f64 {
         (theta - self.start) / self.c_end
