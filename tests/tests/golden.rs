@@ -1,5 +1,6 @@
-//! Golden runs: small `tuner spsa` and `tuner simulate` runs on fixed seeds, compared
-//! byte for byte with the copies committed in `tests/data/golden/`.
+//! Golden runs: small `tuner spsa` runs under each of its rule sets and `tuner simulate`
+//! runs on fixed seeds, compared byte for byte with the copies committed in
+//! `tests/data/golden/`.
 //!
 //! They pin what the tuner does, not how it is written: a change to the tuner's code
 //! that is meant to keep its behaviour keeps every file here. A change that alters
@@ -175,6 +176,16 @@ fn spsa_under_fishtests_rules_is_unchanged() {
         "spsa-fishtest",
         str::to_string,
         &["--rules", "fishtest"],
+        RUN_FILES,
+    );
+}
+
+#[test]
+fn spsa_under_openbenchs_rules_is_unchanged() {
+    spsa_case(
+        "spsa-openbench",
+        str::to_string,
+        &["--rules", "openbench"],
         RUN_FILES,
     );
 }

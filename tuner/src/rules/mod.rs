@@ -167,7 +167,7 @@ pub struct Baseline {
 }
 
 /// The rule sets a real run can play: the first is the default.
-pub const RUN_RULE_SETS: &[&RunRuleSet] = &[&occam::RUN, &fishtest::RUN];
+pub const RUN_RULE_SETS: &[&RunRuleSet] = &[&occam::RUN, &fishtest::RUN, &openbench::RUN];
 
 /// The rule set of a run (`tuner spsa --rules`), named in its journal's header.
 #[derive(Clone, Copy)]

@@ -5,9 +5,26 @@
 //! per parameter rounds both sides, ⌊θ ± c_k·flip + U⌋, and each side is then clipped.
 //! The update sums W − L over the batch: θ ← clip(θ + R_k·c_k·(W − L)·flip) with
 //! R_k = a_k/c_k² and the floored c_k. The run's result is the last θ.
+//! `tuner spsa --rules openbench` plays these rules in real games ([`RUN`]), one pair
+//! per iteration.
 
-use super::{Draws, Pair, Param, Rules};
+use super::{Baseline, Draws, Pair, Param, Rules, RunRuleSet};
 use crate::rules::schedule::{Decay, Gains, Hyper};
+
+/// `tuner spsa --rules openbench`: OpenBench's rules as a baseline, one pair per
+/// iteration (a tune's `pairs_per` of 1 on OpenBench; `tuner simulate --pairs-per`
+/// plays its batches). A = 0.1·N, as OpenBench's default `spsa_A_ratio` gives it.
+pub const RUN: RunRuleSet = RunRuleSet {
+    name: "openbench",
+    about: "OpenBench's, as a baseline, one pair per iteration: an integer c floored at 0.5, one rounding draw per parameter for both sides, each side then clipped, the last θ written; Stockfish's TUNE defaults where a file leaves out c_end or r_end",
+    build: |params, hyper| Box::new(OpenBench::with_hyper(params, hyper, 1)),
+    draws: |rng| Box::new(rng),
+    baseline: Some(Baseline {
+        title: "OpenBench's rules",
+        mechanics: "an integer c floored at 0.5, one rounding draw per parameter for both sides, each side then clipped, steps divided by the floored c_k",
+        big_a: |pairs| 0.1 * pairs as f64,
+    }),
+};
 
 /// OpenBench's default batch.
 pub const DEFAULT_PAIRS_PER: u64 = 8;

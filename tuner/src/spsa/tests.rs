@@ -407,6 +407,35 @@ fn fishtest_rules_refuse_the_flags_only_occams_rules_use() {
 }
 
 #[test]
+fn openbench_rules_decay_from_its_default_a_and_refuse_the_design() {
+    let mixed = [
+        requested("a", Some(10.0), Some(0.01)),
+        requested("b", None, None),
+    ];
+    // 1005 pairs: OpenBench's A = 0.1·N, not floored.
+    let a = args("x.json --pairs 1005 --rules openbench");
+    let r = resolve(&mixed, &a, &Probing::NONE);
+    assert!(!r.designed);
+    assert_eq!(r.hyper.big_a, 100.5);
+    let ends: Vec<_> = r.params.iter().map(|p| (p.c_end, p.r_end)).collect();
+    assert_eq!(ends, [(10.0, 0.01), (10.0, 0.002)]);
+    assert_eq!(output_of(&a).unwrap(), Output::Last);
+    let err = output_of(&args("x.json --rules openbench --until 1"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("--rules openbench cannot take --until: OpenBench's rules never use"),
+        "{err}"
+    );
+    let plan = plan_of(&mixed, "x.json --pairs 1000 --rules openbench");
+    assert!(
+        plan[0].starts_with("spsa: plan: OpenBench's rules (a baseline)")
+            && plan[0].contains("an integer c floored at 0.5"),
+        "{plan:#?}"
+    );
+}
+
+#[test]
 fn the_plan_of_fishtest_rules_names_them_and_the_tune_defaults() {
     let plan = plan_of(
         &[
