@@ -31,7 +31,7 @@
 //! `c_end`, it is used as it is. Elsewhere the prior trusts the range as fishtest's
 //! Autoselect does: its edge is taken to cost about 2 Elo, so that a quarter of the
 //! range costs [`COST_TARGET`]. Ranges are often far wider than that; a probe
-//! ([`Probe`]) plays the start moved by the designed perturbations against the start,
+//! ([`ProbeStage`]) plays the start moved by the designed perturbations against the start,
 //! and shrinks every designed c by one factor while the games show that it costs more
 //! than the target. A run too short for its precision can only end as far from the
 //! optimum as its games reach ([`short_run_reach`]), and lets c cost that much more:
@@ -225,7 +225,7 @@ pub fn rounded(x: f64) -> f64 {
 
 /// The gains of one parameter: constant c and r.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Gains {
+pub struct DesignedGains {
     pub c: f64,
     pub r: f64,
     /// c came from the design (not the file's `c_end`).
@@ -237,10 +237,10 @@ pub struct Gains {
 /// The gains of every parameter: the file's values where given, the design's elsewhere,
 /// every designed c the prior times `c_scale` (a probe's answer; 1 without one) and
 /// every designed r `r` (a run's [`designed_r`]).
-pub fn gains(requests: &[Request], c_scale: f64, r: f64) -> Vec<Gains> {
+pub fn gains(requests: &[Request], c_scale: f64, r: f64) -> Vec<DesignedGains> {
     requests
         .iter()
-        .map(|q| Gains {
+        .map(|q| DesignedGains {
             c: q.c_end.unwrap_or(q.prior_c() * c_scale),
             r: q.r_end.unwrap_or(r),
             designed_c: q.c_end.is_none(),
@@ -272,7 +272,7 @@ const MIN_PAIR_VARIANCE: f64 = 0.1;
 /// The variance of one game's W − L that finished probe stages measured: their pairs
 /// pooled, each about its own stage's mean (the stages play different c); at least
 /// [`MIN_VARIANCE_PAIRS`] pairs in all, else [`PRIOR_GAME_VARIANCE`].
-pub fn pooled_game_variance(stages: &[Probe]) -> f64 {
+pub fn pooled_game_variance(stages: &[ProbeStage]) -> f64 {
     let pairs: u64 = stages.iter().map(|s| s.pairs).sum();
     if pairs < MIN_VARIANCE_PAIRS {
         return PRIOR_GAME_VARIANCE;
@@ -287,7 +287,7 @@ pub fn pooled_game_variance(stages: &[Probe]) -> f64 {
 /// −s²·Σ cost_j, whatever the gradient, so the stage measures what the perturbation
 /// costs, all parameters together.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Probe {
+pub struct ProbeStage {
     /// The perturbation played, as a multiple of the prior c.
     pub scale: f64,
     /// Pairs played, the perturbed side's summed W − L and summed (W − L)².
@@ -296,9 +296,9 @@ pub struct Probe {
     pub squares: i64,
 }
 
-impl Probe {
-    pub fn at(scale: f64) -> Probe {
-        Probe {
+impl ProbeStage {
+    pub fn at(scale: f64) -> ProbeStage {
+        ProbeStage {
             scale,
             pairs: 0,
             wins_minus_losses: 0,
@@ -459,7 +459,7 @@ mod tests {
         // Stages of 20 pairs: W − L alternating −2 and 0 in the first (mean −1, pair
         // variance 1), +2 and 0 in the second (mean +1, variance 1).
         let stage = |w: i32| {
-            let mut probe = Probe::at(1.0);
+            let mut probe = ProbeStage::at(1.0);
             (0..20).for_each(|i| probe.record(if i % 2 == 0 { w } else { 0 }));
             probe
         };
@@ -474,7 +474,7 @@ mod tests {
         let pooled = pooled_game_variance(&[first, second]);
         assert!((pooled - 0.5).abs() < 1e-12, "{pooled}");
         // Pairs that all ended alike measure no noise: the floor, not an unbounded r.
-        let mut alike = Probe::at(1.0);
+        let mut alike = ProbeStage::at(1.0);
         (0..40).for_each(|_| alike.record(0));
         assert_eq!(pooled_game_variance(&[alike]), MIN_PAIR_VARIANCE / 2.0);
     }
@@ -483,7 +483,7 @@ mod tests {
     fn a_probe_shrinks_c_only_when_the_cost_is_clearly_above_the_target() {
         // 4 parameters, target 2 Elo in all. The perturbed side scores −0.046 per pair
         // (8 Elo) in 100,000 pairs, varying by 1: c halves (less the 3σ margin).
-        let mut probe = Probe::at(1.0);
+        let mut probe = ProbeStage::at(1.0);
         for i in 0..100_000 {
             probe.record(if i % 1000 < 523 { -1 } else { 1 });
         }
@@ -498,7 +498,7 @@ mod tests {
         assert!((probe.next_scale(4, 3.0) - at_three).abs() < 1e-12);
         assert!(expected > 0.5 && expected < 0.6);
         // The same mean in 100 pairs cannot be told from the target: c stays.
-        let mut short = Probe::at(1.0);
+        let mut short = ProbeStage::at(1.0);
         for i in 0..100 {
             short.record(if i % 100 < 52 { -1 } else { 1 });
         }

@@ -18,7 +18,7 @@ use super::Param;
 pub use crate::stats::{NELO_SCALE as ELO_PER_SCORE, chi_squared_quantile};
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Design {
+pub struct AutoselectDesign {
     /// Elo below the optimum to end within.
     pub precision: f64,
     /// Probability of ending within `precision`.
@@ -33,11 +33,11 @@ pub struct Design {
     pub worth: Vec<f64>,
 }
 
-impl Design {
+impl AutoselectDesign {
     /// fishtest's defaults for `n` parameters: 0.5 Elo at 95%, draw ratio 0.61, c a
     /// sixth of the range, 3 λ, each parameter worth 2 Elo.
-    pub fn reference(n: usize) -> Design {
-        Design {
+    pub fn reference(n: usize) -> AutoselectDesign {
+        AutoselectDesign {
             precision: 0.5,
             confidence: 0.95,
             game_variance: 1.0 - 0.61,
@@ -74,8 +74,8 @@ impl Design {
 
     /// The design that plans `games` games: the precision that budget buys (games
     /// scale as 1/r, and r as the precision).
-    pub fn for_games(&self, params: &[Param], games: f64) -> Design {
-        Design {
+    pub fn for_games(&self, params: &[Param], games: f64) -> AutoselectDesign {
+        AutoselectDesign {
             precision: self.precision * self.games(params) / games,
             ..self.clone()
         }
@@ -91,7 +91,7 @@ mod tests {
         let params = |n| vec![Param::new(150.0, 0, 200, None, None); n];
         // n = 4: r = 8 · 0.5 / (347.4356 · 9.487729 · 0.39) = 0.0031114,
         // λ = 347.4356 · 100² / (4 · 0.0031114 · 33.333² · 2) = 125,623, games = 3λ.
-        let d = Design::reference(4);
+        let d = AutoselectDesign::reference(4);
         assert!((d.r() - 0.0031114).abs() < 1e-7, "{}", d.r());
         for (n, published) in [
             (1, 152_589.0),
@@ -99,7 +99,7 @@ mod tests {
             (4, 376_868.0),
             (6, 500_158.0),
         ] {
-            let games = Design::reference(n).games(&params(n));
+            let games = AutoselectDesign::reference(n).games(&params(n));
             assert!((games - published).abs() < 1.0, "n = {n}: {games}");
         }
     }
@@ -107,7 +107,7 @@ mod tests {
     #[test]
     fn a_budget_buys_a_precision() {
         let params = vec![Param::new(150.0, 0, 200, None, None); 4];
-        let d = Design::reference(4).for_games(&params, 2.0 * 376_868.0);
+        let d = AutoselectDesign::reference(4).for_games(&params, 2.0 * 376_868.0);
         // Twice the games: half the precision (and half the r), same c.
         assert!((d.precision - 0.25).abs() < 1e-5, "{}", d.precision);
         assert!((d.games(&params) - 2.0 * 376_868.0).abs() < 1e-6);

@@ -8,9 +8,9 @@
 //! result is θ after the last pair. `tuner spsa --rules fishtest` plays these rules in
 //! real games ([`RUN`]).
 
-use super::autoselect::Design;
+use super::autoselect::AutoselectDesign;
 use super::{Baseline, Draws, Pair, Param, Rules, RunRuleSet};
-use crate::rules::schedule::{Decay, Gains, Hyper};
+use crate::rules::schedule::{Decay, DecayingGains, Hyper};
 
 /// `tuner spsa --rules fishtest`: fishtest's rules as a baseline.
 pub const RUN: RunRuleSet = RunRuleSet {
@@ -28,7 +28,7 @@ pub const RUN: RunRuleSet = RunRuleSet {
 pub struct Fishtest {
     params: Vec<Param>,
     hyper: Hyper,
-    gains: Vec<Gains>,
+    gains: Vec<DecayingGains>,
 }
 
 impl Fishtest {
@@ -48,7 +48,7 @@ impl Fishtest {
 
     /// fishtest with Autoselect checked: A = α = γ = 0, so that c and r stay constant,
     /// at the values `design` gives (each parameter's own c, one r for all).
-    pub fn autoselect(params: Vec<Param>, pairs: u64, design: &Design) -> Fishtest {
+    pub fn autoselect(params: Vec<Param>, pairs: u64, design: &AutoselectDesign) -> Fishtest {
         let r = design.r();
         let params = params
             .into_iter()
@@ -64,7 +64,7 @@ impl Fishtest {
     pub fn with_hyper(params: Vec<Param>, hyper: Hyper) -> Fishtest {
         let gains = params
             .iter()
-            .map(|p| Gains::new(p.c_end, p.r_end, &hyper))
+            .map(|p| DecayingGains::new(p.c_end, p.r_end, &hyper))
             .collect();
         Fishtest {
             params,
@@ -241,7 +241,7 @@ mod tests {
         // One parameter on [0, 200]: c = 200/6 = 33.3333; r for one parameter, precision
         // 0.5 Elo, draw ratio 0.61: 8 · 0.5 / (347.4356 · 3.841459 · 0.39) = 0.0076847.
         // A step for W − L = 1 is r·c = 0.256155 at any k.
-        let design = Design::reference(1);
+        let design = AutoselectDesign::reference(1);
         let mut rules = Run::new(
             Fishtest::autoselect(vec![param(150.0)], 50_000, &design),
             &[param(150.0)],

@@ -6,12 +6,12 @@
 //! - [`Fishtest`]: fishtest's server and worker (independent rounding per side, the
 //!   nominal c as divisor, clipping per side, the raw last θ as result);
 //! - [`Fishtest::autoselect`]: the same rules with fishtest's "Autoselect" constants
-//!   (constant c and r from [`autoselect::Design`]);
+//!   (constant c and r from [`autoselect::AutoselectDesign`]);
 //! - [`OpenBench`]: batches of `pairs_per` pairs, the 0.5 floor on c, one shared
 //!   rounding draw per parameter;
 //! - [`Occam`]: `tuner spsa`'s own (the realised difference as divisor, one rounding
 //!   draw for both sides, the inward shift at a bound, the averaged result);
-//! - [`Designed`]: Occam's design (`design`) as the simulator plays it: a probe of
+//! - [`OccamDesign`]: Occam's design (`design`) as the simulator plays it: a probe of
 //!   what a perturbation costs, then Occam's rules with constant gains chosen from it
 //!   and the budget. (A real run plays its probe before the server starts, in
 //!   `tuned::probe`, and then Occam's rules with the gains it found.)
@@ -30,16 +30,16 @@
 //! Layer 3: uses the design's maths (`design`) and the base (`stats`).
 
 pub mod autoselect;
-mod designed;
 pub(crate) mod fishtest;
 pub(crate) mod occam;
+mod occam_design;
 pub mod openbench;
 pub mod schedule;
 mod tune;
 
-pub use designed::{Designed, ProbePlan};
 pub use fishtest::Fishtest;
 pub use occam::Occam;
+pub use occam_design::{OccamDesign, ProbePlan};
 pub use openbench::OpenBench;
 pub use tune::{AveragePlan, Tune, TuneState};
 

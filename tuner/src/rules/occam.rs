@@ -10,7 +10,7 @@
 //! are the rules the design plays.
 
 use super::{Baseline, CoinDraws, Draws, Pair, Param, Rules, RunRuleSet};
-use crate::rules::schedule::{Decay, Gains, Hyper, Realised, realise, step};
+use crate::rules::schedule::{Decay, DecayingGains, Hyper, Realised, realise, step};
 
 /// `tuner spsa --average-fraction`'s default.
 pub const DEFAULT_AVERAGE_FRACTION: f64 = 0.25;
@@ -27,7 +27,7 @@ pub const RUN: RunRuleSet = RunRuleSet {
 pub struct Occam {
     params: Vec<Param>,
     hyper: Hyper,
-    gains: Vec<Gains>,
+    gains: Vec<DecayingGains>,
 }
 
 impl Occam {
@@ -39,7 +39,7 @@ impl Occam {
     pub fn with(params: Vec<Param>, hyper: Hyper) -> Occam {
         let gains = params
             .iter()
-            .map(|p| Gains::new(p.c_end, p.r_end, &hyper))
+            .map(|p| DecayingGains::new(p.c_end, p.r_end, &hyper))
             .collect();
         Occam {
             params,

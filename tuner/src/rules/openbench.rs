@@ -9,7 +9,7 @@
 //! per iteration.
 
 use super::{Baseline, Draws, Pair, Param, Rules, RunRuleSet};
-use crate::rules::schedule::{Decay, Gains, Hyper};
+use crate::rules::schedule::{Decay, DecayingGains, Hyper};
 
 /// `tuner spsa --rules openbench`: OpenBench's rules as a baseline, one pair per
 /// iteration (a tune's `pairs_per` of 1 on OpenBench; `tuner simulate --pairs-per`
@@ -36,7 +36,7 @@ pub struct OpenBench {
     params: Vec<Param>,
     pairs_per: u64,
     hyper: Hyper,
-    gains: Vec<Gains>,
+    gains: Vec<DecayingGains>,
 }
 
 impl OpenBench {
@@ -51,7 +51,7 @@ impl OpenBench {
     pub fn with_hyper(params: Vec<Param>, hyper: Hyper, pairs_per: u64) -> OpenBench {
         let gains = params
             .iter()
-            .map(|p| Gains::new(p.c_end, p.r_end, &hyper))
+            .map(|p| DecayingGains::new(p.c_end, p.r_end, &hyper))
             .collect();
         OpenBench {
             params,

@@ -32,15 +32,15 @@ impl Hyper {
 
 /// The gain constants of one parameter.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Gains {
+pub struct DecayingGains {
     pub c: f64,
     pub a: f64,
 }
 
-impl Gains {
-    pub fn new(c_end: f64, r_end: f64, hyper: &Hyper) -> Gains {
+impl DecayingGains {
+    pub fn new(c_end: f64, r_end: f64, hyper: &Hyper) -> DecayingGains {
         let n = hyper.pairs as f64;
-        Gains {
+        DecayingGains {
             c: c_end * n.powf(hyper.gamma),
             a: r_end * c_end * c_end * (hyper.big_a + n).powf(hyper.alpha),
         }
@@ -65,11 +65,11 @@ impl Decay {
         }
     }
 
-    pub fn c_k(&self, gains: &Gains) -> f64 {
+    pub fn c_k(&self, gains: &DecayingGains) -> f64 {
         gains.c / self.c
     }
 
-    pub fn a_k(&self, gains: &Gains) -> f64 {
+    pub fn a_k(&self, gains: &DecayingGains) -> f64 {
         gains.a / self.a
     }
 }
@@ -151,7 +151,7 @@ mod tests {
     fn gains_match_the_fishtest_formulas() {
         let hyper = Hyper::new(1000, None, Hyper::ALPHA, Hyper::GAMMA);
         assert_eq!(hyper.big_a, 100.0);
-        let g = Gains::new(4.0, 0.002, &hyper);
+        let g = DecayingGains::new(4.0, 0.002, &hyper);
         // c = 4 · 1000^0.101 = 8.0364; a = 0.002 · 16 · 1100^0.602 = 2.1680
         assert!((g.c - 4.0 * 1000f64.powf(0.101)).abs() < 1e-12);
         assert!((g.c - 8.0364).abs() < 1e-3, "{}", g.c);

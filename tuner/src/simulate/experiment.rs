@@ -11,11 +11,11 @@ use super::landscape::{Landscape, MAX, MIN};
 use super::outcome::Outcome;
 use crate::design;
 use crate::design::Averaging;
-use crate::rules::autoselect::Design;
+use crate::rules::autoselect::AutoselectDesign;
 use crate::rules::occam::DEFAULT_AVERAGE_FRACTION;
 use crate::rules::schedule::Hyper;
 use crate::rules::{
-    AveragePlan, Designed, Fishtest, Occam, OpenBench, Pair, Param, ProbePlan, Tune, TuneState,
+    AveragePlan, Fishtest, Occam, OccamDesign, OpenBench, Pair, Param, ProbePlan, Tune, TuneState,
 };
 use crate::stats::Tally;
 
@@ -75,13 +75,13 @@ impl Tuner {
     }
 
     /// Autoselect's design for these parameters and `precision`.
-    fn design_for(&self, start: &[f64], outcome: &Outcome, precision: f64) -> Design {
-        Design {
+    fn design_for(&self, start: &[f64], outcome: &Outcome, precision: f64) -> AutoselectDesign {
+        AutoselectDesign {
             precision,
             game_variance: outcome.game_variance(),
             worth: vec![self.design_worth; start.len()],
             c_ratio: self.c_scale / 6.0,
-            ..Design::reference(start.len())
+            ..AutoselectDesign::reference(start.len())
         }
     }
 
@@ -97,7 +97,7 @@ impl Tuner {
     }
 
     /// Autoselect's design at a budget: the precision that `games` buys.
-    pub fn design(&self, start: &[f64], games: u64, outcome: &Outcome) -> Design {
+    pub fn design(&self, start: &[f64], games: u64, outcome: &Outcome) -> AutoselectDesign {
         let params = self.params(start);
         self.design_for(start, outcome, 0.5)
             .for_games(&params, games as f64)
@@ -128,7 +128,7 @@ impl Tuner {
                 Some(averaged(Averaging::last(DEFAULT_AVERAGE_FRACTION))),
             ),
             RuleSet::Design => {
-                let rules = Designed::new(params, pairs, self.probe, self.c_scale, self.r_scale);
+                let rules = OccamDesign::new(params, pairs, self.probe, self.c_scale, self.r_scale);
                 let plan = rules.average_plan(Averaging {
                     fraction: self.average_fraction,
                     power: self.average_power,

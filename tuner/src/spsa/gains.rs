@@ -15,7 +15,7 @@ use crate::rules::Param;
 use crate::rules::occam::DEFAULT_AVERAGE_FRACTION;
 use crate::rules::schedule::Hyper;
 use crate::tuned::params::{Requested, TunedParam};
-use crate::tuned::probe;
+use crate::tuned::probe::{self, ProbeResult};
 use crate::tuned::side::TunedSide;
 
 /// Where the c or the r a run plays for one parameter comes from.
@@ -42,26 +42,6 @@ impl Source {
     }
 }
 
-/// What a probe found (`tuned::probe`), or [`Probing::NONE`].
-pub(super) struct Probing {
-    pub(super) c_scale: f64,
-    pub(super) game_variance: f64,
-    /// Pairs the probe took from the run's budget.
-    pub(super) pairs: u64,
-    /// The rate the probe's games were played at, for the plan's times.
-    pub(super) games_per_second: Option<f64>,
-}
-
-impl Probing {
-    /// No probe: the prior c and the prior game variance.
-    pub(super) const NONE: Probing = Probing {
-        c_scale: 1.0,
-        game_variance: design::PRIOR_GAME_VARIANCE,
-        pairs: 0,
-        games_per_second: None,
-    };
-}
-
 /// The gains, schedule and averaging of a new run.
 pub(super) struct Resolved {
     /// The tuned parameters with the c_end and r_end the run plays.
@@ -76,7 +56,7 @@ pub(super) struct Resolved {
     pub(super) designed: bool,
     /// The designed r is the short run's ([`design::r_for_budget`]), not the precision's.
     pub(super) short_run: bool,
-    pub(super) probing: Probing,
+    pub(super) probing: ProbeResult,
 }
 
 /// The designed gains: the files' c_end and r_end where given, the design's elsewhere,
@@ -90,7 +70,7 @@ pub fn designed_gains(
     game_variance: f64,
     precision: f64,
     pairs: u64,
-) -> Vec<design::Gains> {
+) -> Vec<design::DesignedGains> {
     let requests: Vec<design::Request> = requested.iter().map(Requested::design_request).collect();
     let r = design::designed_r(precision, requests.len(), game_variance, 2.0 * pairs as f64);
     design::gains(&requests, c_scale, r)
@@ -114,7 +94,7 @@ pub(super) fn until_pairs(precision: f64, n: usize, game_variance: f64) -> u64 {
 /// Under fishtest's rules always the decaying gains, A = ⌊0.1·N⌋ as fishtest has it,
 /// with Stockfish's `TUNE` defaults where a file leaves out `c_end` or `r_end`. The
 /// quarter "averaged" then only times the gain pairs: the result is the last θ.
-pub(super) fn resolve(requested: &[Requested], args: &Args, probing: &Probing) -> Resolved {
+pub(super) fn resolve(requested: &[Requested], args: &Args, probing: &ProbeResult) -> Resolved {
     let designed = args.rules.is_occam() && !requested.iter().all(Requested::given);
     let mut short_run = false;
     let (ends, hyper, averaging): (Vec<(f64, f64, Source, Source)>, _, _) = if designed {
@@ -177,7 +157,7 @@ pub(super) fn resolve(requested: &[Requested], args: &Args, probing: &Probing) -
         average_power: averaging.power,
         designed,
         short_run,
-        probing: Probing { ..*probing },
+        probing: ProbeResult { ..*probing },
     }
 }
 
@@ -213,7 +193,7 @@ pub(super) fn resolve_run(
         }
         args.pairs = until_pairs(precision, requested.len(), design::PRIOR_GAME_VARIANCE);
     }
-    let resolved = resolve(requested, args, &Probing::NONE);
+    let resolved = resolve(requested, args, &ProbeResult::NONE);
     let designs_c = resolved.designed && requested.iter().any(|p| p.c_end.is_none());
     let stage_pairs = args
         .probe_pairs
@@ -226,13 +206,7 @@ pub(super) fn resolve_run(
         let n = requested.len();
         args.pairs = found.pairs + until_pairs(precision, n, found.game_variance);
     }
-    let probing = Probing {
-        c_scale: found.c_scale,
-        game_variance: found.game_variance,
-        pairs: found.pairs,
-        games_per_second: found.games_per_second,
-    };
-    Ok(resolve(requested, args, &probing))
+    Ok(resolve(requested, args, &found))
 }
 
 /// Plays (or continues) the probe of a new designed run at the prior gains of
@@ -243,7 +217,7 @@ fn play_probe(
     resolved: &Resolved,
     stage_pairs: u64,
     games: &ProbeGames,
-) -> Result<probe::Found> {
+) -> Result<ProbeResult> {
     let slots = games.side.reselect(&resolved.params)?;
     let openings = match games.book {
         Some(book) => book.to_vec(),
@@ -255,7 +229,7 @@ fn play_probe(
         params: requested
             .iter()
             .zip(&resolved.params)
-            .map(|(q, p)| probe::Probed {
+            .map(|(q, p)| probe::ProbedParam {
                 start: q.start,
                 min: q.min,
                 max: q.max,

@@ -14,6 +14,7 @@ use crate::play::game::TimeControl;
 use crate::rules::occam::DEFAULT_AVERAGE_FRACTION;
 use crate::rules::schedule::Hyper;
 use crate::tuned::params::Requested;
+use crate::tuned::probe::ProbeResult;
 use crate::tuned::side::{InProcess, TunedSide};
 
 fn search_file() -> TunedSide {
@@ -89,7 +90,7 @@ fn a_run_whose_files_give_every_c_end_and_r_end_decays_as_fishtest() {
         requested("a", Some(10.0), Some(0.002)),
         requested("b", Some(4.0), Some(0.01)),
     ];
-    let r = resolve(&given, &args("x.json --pairs 1000"), &Probing::NONE);
+    let r = resolve(&given, &args("x.json --pairs 1000"), &ProbeResult::NONE);
     assert!(!r.designed);
     assert_eq!(r.hyper, Hyper::new(1000, None, Hyper::ALPHA, Hyper::GAMMA));
     assert_eq!(r.average_fraction, DEFAULT_AVERAGE_FRACTION);
@@ -99,7 +100,7 @@ fn a_run_whose_files_give_every_c_end_and_r_end_decays_as_fishtest() {
     let r = resolve(
         &given,
         &args("x.json --pairs 1000 --alpha 0.5 --spsa-a 7 --r-end 0.02 --average-fraction 0.1"),
-        &Probing::NONE,
+        &ProbeResult::NONE,
     );
     assert_eq!(
         (r.hyper.alpha, r.hyper.gamma, r.hyper.big_a),
@@ -120,7 +121,7 @@ fn a_run_with_a_parameter_left_to_the_design_plays_constant_designed_gains() {
         requested("c", Some(4.0), None),
     ];
     // A run long enough for the precision: its r.
-    let r = resolve(&mixed, &args("x.json --pairs 200000"), &Probing::NONE);
+    let r = resolve(&mixed, &args("x.json --pairs 200000"), &ProbeResult::NONE);
     assert!(r.designed && !r.short_run);
     assert_eq!(r.hyper, Hyper::new(200_000, Some(0.0), 0.0, 0.0));
     let averaging = (r.average_fraction, r.average_power);
@@ -140,14 +141,15 @@ fn a_run_with_a_parameter_left_to_the_design_plays_constant_designed_gains() {
         ]
     );
     // The schedule is constant: c_k and a_k/c_k² are the resolved c and r at every k.
-    let g = crate::rules::schedule::Gains::new(r.params[1].c_end, r.params[1].r_end, &r.hyper);
+    let g =
+        crate::rules::schedule::DecayingGains::new(r.params[1].c_end, r.params[1].r_end, &r.hyper);
     for k in [1, 1000, 200_000] {
         let at = crate::rules::schedule::Decay::at(k, &r.hyper);
         assert_eq!(at.c_k(&g), 50.0);
         assert!((at.a_k(&g) / 2500.0 - designed_r).abs() < 1e-15);
     }
     // 2000 pairs are too few for that precision: the short run's r, larger.
-    let r = resolve(&mixed, &args("x.json --pairs 2000"), &Probing::NONE);
+    let r = resolve(&mixed, &args("x.json --pairs 2000"), &ProbeResult::NONE);
     let short = design::r_for_budget(4000.0);
     assert!(r.short_run && short > designed_r);
     assert_eq!((r.params[1].r_end, r.params[2].r_end), (short, short));
@@ -155,7 +157,7 @@ fn a_run_with_a_parameter_left_to_the_design_plays_constant_designed_gains() {
     let r = resolve(
         &mixed,
         &args("x.json --pairs 2000 --r-end 0.01 --average-fraction 0.3"),
-        &Probing::NONE,
+        &ProbeResult::NONE,
     );
     assert!(r.params.iter().all(|p| p.r_end == 0.01));
     assert_eq!(r.sources[1], (Source::Designed, Source::Flag));
@@ -163,7 +165,7 @@ fn a_run_with_a_parameter_left_to_the_design_plays_constant_designed_gains() {
     assert_eq!((r.average_fraction, r.average_power), (0.3, 0.0));
     // A probe that took 120 pairs, halved c and measured noisier games: c halves,
     // r follows the variance, the SPSA pairs are what is left.
-    let probing = Probing {
+    let probing = ProbeResult {
         c_scale: 0.5,
         game_variance: 0.78,
         pairs: 120,
@@ -199,18 +201,18 @@ fn until_plans_the_pairs_the_design_expects_to_need() {
         a.pairs = until_pairs(precision, 1, design::PRIOR_GAME_VARIANCE);
         a
     };
-    let fine = resolve(&mixed, &planned(0.5), &Probing::NONE);
-    let coarse = resolve(&mixed, &planned(5.0), &Probing::NONE);
+    let fine = resolve(&mixed, &planned(0.5), &ProbeResult::NONE);
+    let coarse = resolve(&mixed, &planned(5.0), &ProbeResult::NONE);
     assert!(!fine.short_run && !coarse.short_run);
     let ratio = coarse.params[0].r_end / fine.params[0].r_end;
     assert!((ratio - 10.0).abs() < 1e-9, "{ratio}");
 }
 
 fn plan_of(params: &[Requested], line: &str) -> Vec<String> {
-    plan_after(params, line, &Probing::NONE)
+    plan_after(params, line, &ProbeResult::NONE)
 }
 
-fn plan_after(params: &[Requested], line: &str, probing: &Probing) -> Vec<String> {
+fn plan_after(params: &[Requested], line: &str, probing: &ProbeResult) -> Vec<String> {
     let a = args(line);
     let r = resolve(params, &a, probing);
     let config = RunConfig {
@@ -234,7 +236,7 @@ fn plan_after(params: &[Requested], line: &str, probing: &Probing) -> Vec<String
 
 #[test]
 fn a_probed_plan_gives_its_games_in_time_at_the_probes_rate() {
-    let probing = Probing {
+    let probing = ProbeResult {
         c_scale: 1.0,
         game_variance: design::PRIOR_GAME_VARIANCE,
         pairs: 0,
@@ -347,7 +349,7 @@ fn fishtest_rules_decay_from_tune_defaults_and_write_the_last_theta() {
     ];
     // 1005 pairs: A = ⌊100.5⌋ = 100, fishtest's integer A.
     let a = args("x.json --pairs 1005 --rules fishtest");
-    let r = resolve(&mixed, &a, &Probing::NONE);
+    let r = resolve(&mixed, &a, &ProbeResult::NONE);
     assert!(!r.designed);
     assert_eq!(
         r.hyper,
@@ -370,15 +372,15 @@ fn fishtest_rules_decay_from_tune_defaults_and_write_the_last_theta() {
     let r = resolve(
         &mixed,
         &args("x.json --pairs 1005 --rules fishtest --spsa-a 7 --r-end 0.02"),
-        &Probing::NONE,
+        &ProbeResult::NONE,
     );
     assert_eq!(r.hyper.big_a, 7.0);
     assert!(r.params.iter().all(|p| p.r_end == 0.02));
     // Occam's rules keep A = 0.1·N and leave these parameters to the design.
-    let r = resolve(&mixed, &args("x.json --pairs 1005"), &Probing::NONE);
+    let r = resolve(&mixed, &args("x.json --pairs 1005"), &ProbeResult::NONE);
     assert!(r.designed);
     let given = [requested("a", Some(10.0), Some(0.01))];
-    let r = resolve(&given, &args("x.json --pairs 1005"), &Probing::NONE);
+    let r = resolve(&given, &args("x.json --pairs 1005"), &ProbeResult::NONE);
     assert_eq!(r.hyper.big_a, 100.5);
 }
 
@@ -414,7 +416,7 @@ fn openbench_rules_decay_from_its_default_a_and_refuse_the_design() {
     ];
     // 1005 pairs: OpenBench's A = 0.1·N, not floored.
     let a = args("x.json --pairs 1005 --rules openbench");
-    let r = resolve(&mixed, &a, &Probing::NONE);
+    let r = resolve(&mixed, &a, &ProbeResult::NONE);
     assert!(!r.designed);
     assert_eq!(r.hyper.big_a, 100.5);
     let ends: Vec<_> = r.params.iter().map(|p| (p.c_end, p.r_end)).collect();

@@ -1,4 +1,4 @@
-//! The design's probe in real games (`design::Probe`), played before a designed
+//! The design's probe in real games (`design::ProbeStage`), played before a designed
 //! run's first SPSA pair: in each stage the start plays the start moved by the designed
 //! perturbations (random signs, one rounding draw), and every designed c shrinks while
 //! the games show that the perturbation costs clearly more than the target. The stages
@@ -18,7 +18,7 @@ use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use super::side::{Slot, TunedSide};
-use crate::design::{self, Probe};
+use crate::design::{self, ProbeStage};
 use crate::interrupt;
 use crate::param_files::write_atomically;
 use crate::play::game::{Adjudication, TimeControl, pair_score, play_pair};
@@ -34,7 +34,7 @@ const _: () = assert!(MIN_STAGE_PAIRS * STAGES >= design::MIN_VARIANCE_PAIRS);
 
 /// One tuned parameter as the probe moves it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Probed {
+pub struct ProbedParam {
     pub start: f64,
     pub min: i32,
     pub max: i32,
@@ -48,7 +48,7 @@ pub struct Probed {
 pub struct Identity {
     pub files: Vec<PathBuf>,
     pub names: Vec<String>,
-    pub params: Vec<Probed>,
+    pub params: Vec<ProbedParam>,
     pub games: String,
     pub seed: u64,
     pub stage_pairs: u64,
@@ -83,7 +83,7 @@ pub struct Players<'a> {
 
 /// What the probe found.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Found {
+pub struct ProbeResult {
     /// The factor on every designed c.
     pub c_scale: f64,
     /// The variance of one game's W − L, as the stages measured it.
@@ -93,6 +93,16 @@ pub struct Found {
     /// Games a second in the stages this process played (none when all were kept from
     /// an earlier process): what the plan's time estimates are made from.
     pub games_per_second: Option<f64>,
+}
+
+impl ProbeResult {
+    /// No probe: the prior c and the prior game variance.
+    pub const NONE: ProbeResult = ProbeResult {
+        c_scale: 1.0,
+        game_variance: design::PRIOR_GAME_VARIANCE,
+        pairs: 0,
+        games_per_second: None,
+    };
 }
 
 /// The tune the probe is for: its precision, its tuned parameters and the games it
@@ -107,7 +117,7 @@ pub struct Tune {
 impl Tune {
     /// The reach with the variance the finished stages measured.
     fn reach(&self, stages: &[Stage]) -> f64 {
-        let probes: Vec<Probe> = stages.iter().map(probe_of).collect();
+        let probes: Vec<ProbeStage> = stages.iter().map(probe_of).collect();
         let variance = design::pooled_game_variance(&probes);
         design::short_run_reach(self.precision, self.params, variance, self.games)
     }
@@ -125,7 +135,12 @@ pub fn stage_pairs(pairs: u64) -> u64 {
 
 /// Plays (or continues) the probe of the run `identity` and saves each stage in `file`.
 /// Stops cleanly on Ctrl-C after the pairs in flight; the finished stages are kept.
-pub fn run(identity: Identity, tune: Tune, file: &PathBuf, players: &Players) -> Result<Found> {
+pub fn run(
+    identity: Identity,
+    tune: Tune,
+    file: &PathBuf,
+    players: &Players,
+) -> Result<ProbeResult> {
     let mut stages = earlier_stages(&identity, file)?;
     let n = identity
         .params
@@ -177,10 +192,10 @@ pub fn run(identity: Identity, tune: Tune, file: &PathBuf, players: &Players) ->
     }
     let last = stages.last().expect("at least one stage");
     let c_scale = probe_of(last).next_scale(n, tune.reach(&stages));
-    let probes: Vec<Probe> = stages.iter().map(probe_of).collect();
+    let probes: Vec<ProbeStage> = stages.iter().map(probe_of).collect();
     let played_now = 2 * identity.stage_pairs * (identity.stages - kept);
     let seconds = clock.elapsed().as_secs_f64();
-    Ok(Found {
+    Ok(ProbeResult {
         c_scale,
         game_variance: design::pooled_game_variance(&probes),
         pairs: identity.stage_pairs * identity.stages,
@@ -188,8 +203,8 @@ pub fn run(identity: Identity, tune: Tune, file: &PathBuf, players: &Players) ->
     })
 }
 
-fn probe_of(s: &Stage) -> Probe {
-    Probe {
+fn probe_of(s: &Stage) -> ProbeStage {
+    ProbeStage {
         scale: s.scale,
         pairs: s.pairs,
         wins_minus_losses: s.wins_minus_losses,
@@ -319,13 +334,13 @@ mod tests {
             files: vec![PathBuf::from("x.json")],
             names: vec!["a".into(), "b".into()],
             params: vec![
-                Probed {
+                ProbedParam {
                     start: 100.0,
                     min: 0,
                     max: 200,
                     prior_c: Some(50.0),
                 },
-                Probed {
+                ProbedParam {
                     start: 7.0,
                     min: 0,
                     max: 9,

@@ -7,11 +7,11 @@
 //! Elo a parameter. The probe's pairs also measure how much a pair's result varies,
 //! which sets r. The pairs left run Occam's mechanics with the design's constant
 //! gains, the result their θ averaged as [`design::AVERAGING`] weighs them (the run's
-//! [`Designed::average_plan`]).
+//! [`OccamDesign::average_plan`]).
 
 use super::{AveragePlan, Draws, Occam, Pair, Param, Rules};
 use crate::design::Averaging;
-use crate::design::{self, Probe, Request};
+use crate::design::{self, ProbeStage, Request};
 use crate::rules::schedule::Hyper;
 
 /// The probe's share of the pairs and its number of stages.
@@ -35,22 +35,22 @@ impl ProbePlan {
     };
 }
 
-pub struct Designed {
+pub struct OccamDesign {
     params: Vec<Param>,
     requests: Vec<Request>,
     pairs: u64,
     probe_pairs: u64,
     stage_pairs: u64,
-    probe: Probe,
+    probe: ProbeStage,
     /// The finished stages.
-    finished: Vec<Probe>,
+    finished: Vec<ProbeStage>,
     /// A factor on the designed r (1 plays the design).
     r_scale: f64,
     /// The constant-gain run after the probe.
     tune: Option<Occam>,
 }
 
-impl Designed {
+impl OccamDesign {
     /// `params`' c_end/r_end are ignored: the design chooses both. `c_scale` and
     /// `r_scale` multiply the designed c (before the probe) and r: the simulator's
     /// `--c-scale` and `--r-scale`; 1 and 1 play the design.
@@ -60,7 +60,7 @@ impl Designed {
         probe: ProbePlan,
         c_scale: f64,
         r_scale: f64,
-    ) -> Designed {
+    ) -> OccamDesign {
         let requests = params
             .iter()
             .map(|p| Request {
@@ -73,13 +73,13 @@ impl Designed {
         let stages = probe.stages.max(1);
         let stage_pairs = (probe.share * pairs as f64 / stages as f64).floor() as u64;
         let probe_pairs = stage_pairs * stages;
-        let mut rules = Designed {
+        let mut rules = OccamDesign {
             params,
             requests,
             pairs,
             probe_pairs,
             stage_pairs,
-            probe: Probe::at(c_scale),
+            probe: ProbeStage::at(c_scale),
             finished: vec![],
             r_scale,
             tune: None,
@@ -135,7 +135,7 @@ impl Designed {
     }
 }
 
-impl Rules for Designed {
+impl Rules for OccamDesign {
     fn iterations(&self) -> u64 {
         self.pairs
     }
@@ -171,10 +171,10 @@ impl Rules for Designed {
         }
         self.probe.record(wins_minus_losses);
         if self.probe.pairs == self.stage_pairs {
-            let finished = std::mem::replace(&mut self.probe, Probe::at(1.0));
+            let finished = std::mem::replace(&mut self.probe, ProbeStage::at(1.0));
             self.finished.push(finished);
             let last = self.finished.last().expect("just pushed");
-            self.probe = Probe::at(last.next_scale(self.params.len(), self.reach()));
+            self.probe = ProbeStage::at(last.next_scale(self.params.len(), self.reach()));
             if k >= self.probe_pairs {
                 self.begin_tune(self.probe.scale);
             }
@@ -195,7 +195,7 @@ mod tests {
             share: 0.2,
             stages: 2,
         };
-        let mut rules = Designed::new(params, 100, probe, 1.0, 1.0);
+        let mut rules = OccamDesign::new(params, 100, probe, 1.0, 1.0);
         // Prior c = 50; u = 0.5, flips +1, −1: 200.5 (clamped to 200) and 100.5.
         let pair = rules.perturb(1, &theta, &mut Script::new(&[1, -1], &[0.5]));
         assert_eq!(pair.plus, vec![200, 100]);
@@ -211,7 +211,7 @@ mod tests {
         let reach =
             design::short_run_reach(design::PRECISION, 2, design::PRIOR_GAME_VARIANCE, 160.0);
         assert!(reach > 100.0, "{reach}");
-        let mut stage = Probe::at(1.0);
+        let mut stage = ProbeStage::at(1.0);
         (0..10).for_each(|_| stage.record(-2));
         let (cost, error) = stage.cost();
         let ratio =
@@ -233,7 +233,7 @@ mod tests {
             stages: 2,
         };
         // Prior c = 50, halved: the probe moves the start by 25.
-        let rules = Designed::new(params.clone(), 100, probe, 0.5, 1.0);
+        let rules = OccamDesign::new(params.clone(), 100, probe, 0.5, 1.0);
         let pair = rules.perturb(1, &theta, &mut Script::new(&[1, -1], &[0.0]));
         assert_eq!((pair.plus, pair.minus), (vec![125, 75], vec![100, 100]));
         // Without a probe the tune begins at once, its pairs 2 × 25 apart.
@@ -241,7 +241,7 @@ mod tests {
             share: 0.0,
             stages: 1,
         };
-        let rules = Designed::new(params, 100, none, 0.5, 1.0);
+        let rules = OccamDesign::new(params, 100, none, 0.5, 1.0);
         let pair = rules.perturb(1, &theta, &mut Script::new(&[1, 1], &[0.0]));
         assert_eq!((pair.plus[0], pair.minus[0]), (125, 75));
     }
