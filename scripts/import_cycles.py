@@ -321,16 +321,26 @@ def cycles_in(src):
     return cycles, evidence
 
 
-def main(argv):
+def source_dirs(argv, usage, defaults):
+    """The crate source folders a command line names (else `defaults`, relative to the
+    repository), or None after printing why they cannot be read."""
     if any(a.startswith("-") for a in argv):
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return 2
-    dirs = argv or [os.path.join(ROOT, d) for d in DEFAULT_DIRS]
-    total = 0
+        print(usage, file=sys.stderr)
+        return None
+    dirs = argv or [os.path.join(ROOT, d) for d in defaults]
     for src in dirs:
         if not os.path.isdir(src) or not crate_roots(src):
             print(f"error: '{src}' is not a crate source directory (no lib.rs or main.rs)", file=sys.stderr)
-            return 2
+            return None
+    return dirs
+
+
+def main(argv):
+    dirs = source_dirs(argv, __doc__.strip().splitlines()[2], DEFAULT_DIRS)
+    if dirs is None:
+        return 2
+    total = 0
+    for src in dirs:
         cycles, evidence = cycles_in(src)
         total += len(cycles)
         rel = os.path.relpath

@@ -24,9 +24,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from import_cycles import Crate, crate_roots  # noqa: E402
+from import_cycles import Crate, crate_roots, source_dirs  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_DIRS = ["tuner/src"]
 LAYER_LINE = re.compile(r"^//!\s*(\d+)\.\s*([^:]+):\s*(.*)$")
 
@@ -79,15 +78,11 @@ def crossings_in(src):
 
 
 def main(argv):
-    if any(a.startswith("-") for a in argv):
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+    dirs = source_dirs(argv, __doc__.strip().splitlines()[2], DEFAULT_DIRS)
+    if dirs is None:
         return 2
-    dirs = argv or [os.path.join(ROOT, d) for d in DEFAULT_DIRS]
     bad = 0
     for src in dirs:
-        if not os.path.isdir(src) or not crate_roots(src):
-            print(f"error: '{src}' is not a crate source directory (no lib.rs or main.rs)", file=sys.stderr)
-            return 2
         crossings, problems = crossings_in(src)
         bad += len(crossings) + len(problems)
         print(f"{os.path.relpath(src)}: {len(crossings)} import(s) up the layers")
