@@ -348,9 +348,13 @@ tune() {
     echo "$(date -u +%FT%TZ) $TUNER_ID" >>"$dir/tuner.txt"
     local rc=0
     # The gain pairs are left out unless asked for: every run plays its budget and no more.
+    # Every tune writes its result, whatever the write-back gate would say: the benchmark
+    # judges the algorithms, not the gate (a tuner older than the gate always writes).
+    local force=()
+    "$TUNER" spsa --help | grep -q -- '--force-write' && force=(--force-write)
     run_tuner "$dir/log" "$TUNER" spsa --engine cmd="$BIN" name=occam --params-file "$dir/work.spsa" \
         --journal "$dir/spsa.jsonl" --pairs "$pairs" --seed "$seed" --threads "$THREADS" \
-        --gain-every "${GAIN_EVERY:-0}" "$@" "${GAME_ARGS[@]}" "${resume[@]}" || rc=$?
+        --gain-every "${GAIN_EVERY:-0}" "${force[@]}" "$@" "${GAME_ARGS[@]}" "${resume[@]}" || rc=$?
     if ((rc != 0)); then
         tail -15 "$dir/log" >&2
         fail "$label: tuner spsa stopped (exit $rc; log above): run the same command again to continue it"

@@ -427,12 +427,44 @@ fn verify_gates_the_frozen_header_on_the_sprt() {
     let (dir, file) = scratch("verify");
     // Two verification pairs cannot reach a decision: the tune is kept in the file,
     // but no header is written and the exit status says so.
-    let out = spsa_two(&file, "--pairs 4 --verify --verify-pairs 2", &[]);
+    let out = spsa_two(
+        &file,
+        "--pairs 4 --verify --verify-pairs 2 --force-write",
+        &[],
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");
     assert!(err.contains("did not accept H1"), "{err}");
     assert!(!dir.join("runs/search.verified.rs").exists());
     assert!(dir.join("runs/search.spsa.result.json").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_gate_keeps_the_start_unless_the_gain_pairs_show_a_gain() {
+    let (dir, file) = scratch("gate");
+    let before = std::fs::read_to_string(&file).unwrap();
+    // Four pairs play no gain pair: nothing shows the result better than the start.
+    let out = spsa_two(&file, "--pairs 4 --verify", &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("kept the start values") && err.contains("--force-write"),
+        "{err}"
+    );
+    assert!(err.contains("nothing to verify"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    assert!(dir.join("runs/search.spsa.result.json").exists());
+    // --finish follows the same rule; --force-write writes the result anyway.
+    let out = spsa_two(&file, "--pairs 4 --finish", &[]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("kept the start values"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    let out = spsa_two(&file, "--pairs 4 --finish --force-write", &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && err.contains("wrote ") && err.contains("(--force-write)"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -292,6 +292,43 @@ fn print_gain_coverage(experiment: &Experiment, games: u64, every: u64, seeds: u
         mean(&|e| e.1),
         mean(&|e| e.2)
     );
+    print_gate(&checks, experiment.landscape.loss(&experiment.start));
+}
+
+/// A write-back gate on these tunes: the result is written only when the gain pairs'
+/// 95% interval lies above 0, else the start is kept (a tune without a finite interval
+/// keeps it too). How often it opened, and the mean loss left with and without it.
+fn print_gate(checks: &[(f64, Option<(f64, f64)>)], start_loss: f64) {
+    let opens = |estimate: &Option<(f64, f64)>| {
+        estimate.is_some_and(|(elo, w)| w.is_finite() && elo - w > 0.0)
+    };
+    let n = checks.len().max(1) as f64;
+    let opened = checks.iter().filter(|(_, e)| opens(e)).count();
+    let ungated = checks
+        .iter()
+        .map(|(gain, _)| start_loss - gain)
+        .sum::<f64>()
+        / n;
+    let gated = checks
+        .iter()
+        .map(|(gain, e)| {
+            if opens(e) {
+                start_loss - gain
+            } else {
+                start_loss
+            }
+        })
+        .sum::<f64>()
+        / n;
+    let wrote_worse = checks
+        .iter()
+        .filter(|(gain, e)| opens(e) && *gain < 0.0)
+        .count();
+    println!(
+        "gate (write only when the gain's 95% interval lies above 0): opened in {:.1}% of {} seeds ({wrote_worse} of them worse than the start); mean loss {gated:.2} Elo gated, {ungated:.2} ungated, {start_loss:.2} at the start",
+        100.0 * opened as f64 / n,
+        checks.len()
+    );
 }
 
 /// The sweep for the games needed, with every point it evaluated.

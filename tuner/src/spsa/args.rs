@@ -117,8 +117,14 @@ pub struct Args {
     #[arg(long, default_value_t = 4, value_name = "N")]
     pub gain_every: u64,
     /// Tune but do not write the parameter files (the journal and table are written).
-    #[arg(long, conflicts_with = "verify")]
+    #[arg(long, conflicts_with_all = ["verify", "force_write"])]
     pub no_write: bool,
+    /// Write the result back even where the gate would keep the start: by default the
+    /// values are written only when the gain pairs' 95% interval lies above 0 (see
+    /// --gain-every), so that a tune which cannot show a gain leaves the files as they
+    /// were. For comparing tuners, whose results are judged whatever they are.
+    #[arg(long)]
+    pub force_write: bool,
     /// After the tune, run an SPRT of the written values against the values the tune
     /// started from (same game options); only if it accepts H1 is a frozen header
     /// written, stamped with the tune's settings and the test's result.

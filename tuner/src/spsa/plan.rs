@@ -43,6 +43,8 @@ pub(super) struct TunePlan {
     pub(super) output: Output,
     /// Write the result into the parameter files (not with --no-write).
     pub(super) write: bool,
+    /// Write it even where the gate would keep the start (--force-write).
+    pub(super) force_write: bool,
     /// One gain pair per this many SPSA pairs in the averaging window (0: none).
     pub(super) gain_every: u64,
     pub(super) verify: Option<VerifySettings>,
@@ -136,6 +138,7 @@ pub(super) fn prepare(mut args: Args) -> Result<(TunePlan, Server)> {
         hash_mb,
         output,
         write: !args.no_write,
+        force_write: args.force_write,
         gain_every: args.gain_every,
         verify,
         _locks: locks,

@@ -49,8 +49,38 @@ pub(super) fn what_finish_writes(server: &Server, output: Output) -> String {
     }
 }
 
-/// Prints and stores the result table, writes the values back and runs the
-/// verification, as planned.
+/// The write-back gate: whether the gain pairs show the result better than the start
+/// (their 95% interval above 0), and the figure that says so or not.
+struct Gate {
+    open: bool,
+    reason: String,
+}
+
+impl Gate {
+    fn of(server: &Server) -> Gate {
+        let Some((elo, error, pairs)) = server.gain_estimate() else {
+            return Gate {
+                open: false,
+                reason: "no gain pairs were played (--gain-every 0, or a run too short for one)"
+                    .to_string(),
+            };
+        };
+        let open = error.is_finite() && elo - error > 0.0;
+        let figure =
+            format!("the gain pairs measured {elo:+.1} ± {error:.1} Elo (95%, {pairs} pairs)");
+        Gate {
+            open,
+            reason: if open {
+                figure
+            } else {
+                format!("{figure}: not clearly better than the start")
+            },
+        }
+    }
+}
+
+/// Prints and stores the result table, writes the values back where the gate (or
+/// --force-write) lets it, and runs the verification of what was written, as planned.
 pub(super) fn finish(plan: TunePlan, server: Server) -> Result<()> {
     let TunePlan {
         mut side,
@@ -58,6 +88,7 @@ pub(super) fn finish(plan: TunePlan, server: Server) -> Result<()> {
         run_files,
         output,
         write,
+        force_write,
         verify,
         threads,
         ..
@@ -75,17 +106,29 @@ pub(super) fn finish(plan: TunePlan, server: Server) -> Result<()> {
     let table = report::Table::new(&server, &written, output);
     println!("{}", table.render());
     table.write_files(&run_files, &server)?;
+    let gate = Gate::of(&server);
+    let files = crate::param_files::paths_text(&side.paths(), ", ");
+    let wrote = write && (gate.open || force_write);
     if !write {
         eprintln!("--no-write: parameter files left as they were");
+    } else if !wrote {
+        eprintln!(
+            "spsa: kept the start values in {files}: {}; --force-write writes the result anyway",
+            gate.reason
+        );
     } else {
         side.write_back(&slots, &written)?;
+        let forced = if gate.open { "" } else { " (--force-write)" };
         eprintln!(
-            "wrote {} to {}",
+            "wrote {} to {files}{forced}: {}",
             what_finish_writes(&server, output),
-            crate::param_files::paths_text(&side.paths(), ", ")
+            gate.reason
         );
     }
-    if let Some(verify) = verify {
+    if verify.is_some() && !wrote {
+        eprintln!("--verify: nothing was written, so there is nothing to verify");
+    }
+    if let Some(verify) = verify.filter(|_| wrote) {
         let started_from: Vec<i32> = server
             .config
             .params
@@ -140,4 +183,31 @@ pub(super) fn finish(plan: TunePlan, server: Server) -> Result<()> {
         crate::matches::verify::run_plan(plan)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spsa::journal::tests::{config, param};
+
+    /// A run whose gain pairs ended with these pentanomial counts (LL, LD, DD+WL, WD, WW).
+    fn gate_after(penta: [u64; 5]) -> Gate {
+        let mut server = Server::new(config(vec![param("a", 100.0)], 40, 1), None).unwrap();
+        server.state.gain.penta = penta;
+        Gate::of(&server)
+    }
+
+    #[test]
+    fn the_gate_opens_only_on_a_gain_clear_of_zero() {
+        let none = gate_after([0; 5]);
+        assert!(!none.open && none.reason.contains("no gain pairs"), "{}", none.reason);
+        let clear = gate_after([2, 6, 20, 30, 22]);
+        assert!(clear.open, "{}", clear.reason);
+        assert!(clear.reason.starts_with("the gain pairs measured +"), "{}", clear.reason);
+        let unclear = gate_after([10, 18, 24, 18, 10]);
+        assert!(!unclear.open, "{}", unclear.reason);
+        assert!(unclear.reason.ends_with("not clearly better than the start"));
+        let worse = gate_after([22, 30, 20, 6, 2]);
+        assert!(!worse.open, "{}", worse.reason);
+    }
 }
