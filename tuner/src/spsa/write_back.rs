@@ -200,13 +200,25 @@ mod tests {
     #[test]
     fn the_gate_opens_only_on_a_gain_clear_of_zero() {
         let none = gate_after([0; 5]);
-        assert!(!none.open && none.reason.contains("no gain pairs"), "{}", none.reason);
+        assert!(
+            !none.open && none.reason.contains("no gain pairs"),
+            "{}",
+            none.reason
+        );
         let clear = gate_after([2, 6, 20, 30, 22]);
         assert!(clear.open, "{}", clear.reason);
-        assert!(clear.reason.starts_with("the gain pairs measured +"), "{}", clear.reason);
+        assert!(
+            clear.reason.starts_with("the gain pairs measured +"),
+            "{}",
+            clear.reason
+        );
         let unclear = gate_after([10, 18, 24, 18, 10]);
         assert!(!unclear.open, "{}", unclear.reason);
-        assert!(unclear.reason.ends_with("not clearly better than the start"));
+        assert!(
+            unclear
+                .reason
+                .ends_with("not clearly better than the start")
+        );
         let worse = gate_after([22, 30, 20, 6, 2]);
         assert!(!worse.open, "{}", worse.reason);
     }
