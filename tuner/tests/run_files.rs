@@ -26,9 +26,10 @@ fn project(name: &str) -> PathBuf {
 }
 
 /// A short, deterministic tune of four search parameters (one thread, fixed nodes),
-/// with a rate that makes θ move within it.
+/// with a rate that makes θ move within it, written whatever the write-back gate says:
+/// these tests are about what a stopped, resumed or finished run writes.
 const TUNE: &str = "spsa params/search.json --params asp_delta,rfp_margin,lmr_base,fp_base \
-                    --threads 1 --nodes 300 --max-plies 80 --seed 7 --r-end 0.05";
+                    --threads 1 --nodes 300 --max-plies 80 --seed 7 --r-end 0.05 --force-write";
 
 fn tune_args(pairs: u64, extra: &str) -> Vec<String> {
     let line = format!("{TUNE} --pairs {pairs} {extra}");

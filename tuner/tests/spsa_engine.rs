@@ -298,10 +298,11 @@ fn parameter_lists_are_checked_and_written_in_their_format() {
     let wf = dir.join("config.json");
     let config = "{\n    \"asp_delta\": {\"value\": 20, \"min_value\": 5, \"max_value\": 60, \"step\": 4},\n    \"lmr_base\": {\n        \"value\": 75,\n        \"min_value\": 0,\n        \"max_value\": 200,\n        \"step\": 10\n    }\n}\n";
     std::fs::write(&wf, config).unwrap();
-    // Three pairs cannot accept H1: the verification fails after writing the values.
+    // Three pairs cannot accept H1: the verification fails after writing the values
+    // (written whatever the write-back gate says, so that the format is checked).
     let all = failed(&tune(
         &wf,
-        "option.Hash=4 --pairs 6 --nodes 300 --max-plies 60 --threads 2 --output last --verify --verify-pairs 3",
+        "option.Hash=4 --pairs 6 --nodes 300 --max-plies 60 --threads 2 --output last --verify --verify-pairs 3 --force-write",
     ));
     assert!(all.contains("Results of tuned vs start"), "{all}");
     assert!(all.contains("verification did not accept H1"), "{all}");
