@@ -41,7 +41,7 @@ pub use fishtest::Fishtest;
 pub use occam::Occam;
 pub use occam_design::{OccamDesign, ProbePlan};
 pub use openbench::OpenBench;
-pub use tune::{AveragePlan, Tune, TuneState};
+pub use tune::{AveragePlan, Tune, TuneState, average_of};
 
 use rand::rngs::StdRng;
 use rand::{Rng, RngCore};

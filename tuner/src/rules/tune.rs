@@ -46,12 +46,17 @@ impl TuneState {
 
     /// θ averaged; the last θ while nothing is.
     pub fn average(&self) -> Vec<f64> {
-        if self.average_weight == 0.0 {
-            return self.theta.clone();
-        }
-        let total = self.average_weight;
-        self.average_sum.iter().map(|s| s / total).collect()
+        average_of(&self.average_sum, self.average_weight, &self.theta)
     }
+}
+
+/// The weighted sum of θ divided by the sum of its weights; `theta` while the weights
+/// sum to nothing.
+pub fn average_of(sum: &[f64], weight: f64, theta: &[f64]) -> Vec<f64> {
+    if weight == 0.0 {
+        return theta.to_vec();
+    }
+    sum.iter().map(|s| s / weight).collect()
 }
 
 /// A rule set and how its run averages θ (`None`: the result is the last θ).

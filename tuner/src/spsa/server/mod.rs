@@ -31,7 +31,7 @@ use super::journal::{
     read_journal,
 };
 use crate::play::game::{Outcome, pair_points};
-use crate::rules::{AveragePlan, Draws, Pair, Tune, TuneState};
+use crate::rules::{AveragePlan, Draws, Pair, Tune, TuneState, average_of};
 use crate::tuned::params::TunedParam;
 
 /// One game pair to play: iteration k's θ+ and θ−.
@@ -288,23 +288,18 @@ impl Server {
         penta: u8,
         wdl: [u64; 3],
     ) -> PairRecord {
-        let weighted = self.config.average_power > 0.0;
         let mut tune = TuneState {
             seq: s.seq,
+            average_weight: self.weight_sum(s),
             theta: std::mem::take(&mut s.theta),
             average_sum: std::mem::take(&mut s.average_sum),
-            // With equal weights, the sum of the weights is the pairs in the window.
-            average_weight: if weighted {
-                s.average_weight
-            } else {
-                s.average_count as f64
-            },
         };
         self.tune.apply(&mut tune, k, pair, i32::from(penta) - 2);
         s.seq = tune.seq;
         s.theta = tune.theta;
         s.average_sum = tune.average_sum;
-        if weighted {
+        // A checkpoint of equal weights keeps their sum as `average_count` alone.
+        if self.config.average_power > 0.0 {
             s.average_weight = tune.average_weight;
         }
         if s.seq > self.config.averaging_window_start() {
@@ -379,25 +374,22 @@ impl Server {
 
     /// θ averaged (the last θ while nothing is).
     pub fn average(&self) -> Vec<f64> {
-        let total = self.average_weight();
-        if total == 0.0 {
-            return self.state.theta.clone();
-        }
-        self.state.average_sum.iter().map(|s| s / total).collect()
+        let s = &self.state;
+        average_of(&s.average_sum, self.weight_sum(s), &s.theta)
     }
 
-    /// The weights summed so far: with equal weights, the pairs in the window.
-    fn average_weight(&self) -> f64 {
+    /// The weights summed in `s`: with equal weights, the pairs in the window.
+    fn weight_sum(&self, s: &State) -> f64 {
         if self.config.average_power > 0.0 {
-            self.state.average_weight
+            s.average_weight
         } else {
-            self.state.average_count as f64
+            s.average_count as f64
         }
     }
 
     /// Whether the average has begun (under a power, from the first pair).
     pub fn average_begun(&self) -> bool {
-        self.average_weight() > 0.0
+        self.weight_sum(&self.state) > 0.0
     }
 
     /// Whether a gain pair is due: inside the averaging window, one for every `every`
