@@ -462,8 +462,8 @@ pub fn play_game(
 /// Result of a game pair from the first player's point of view, as the pentanomial
 /// index 0..=4: half points scored over the two games (0 = lost both, 4 = won both).
 pub fn pair_score(first_as_white: &GameRecord, first_as_black: &GameRecord) -> usize {
-    (first_as_white.outcome.half_points_for(Color::White)
-        + first_as_black.outcome.half_points_for(Color::Black)) as usize
+    let [white, black] = pair_points(first_as_white.outcome, first_as_black.outcome);
+    usize::from(white + black)
 }
 
 /// The half points (0, 1 or 2) the first player scored in each game of a pair: the

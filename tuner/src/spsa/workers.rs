@@ -6,13 +6,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
-use shakmaty::Color;
 
 use super::plan::TunePlan;
 use super::progress::Progress;
 use super::server::{GainPair, Server, WorkItem};
 use crate::interrupt;
-use crate::play::game::{GameRecord, Outcome, pair_score, play_pair};
+use crate::play::game::{GameRecord, pair_points, pair_score, play_pair};
 use crate::play::pgn;
 use crate::tuned::side::TunedPlayer;
 
@@ -153,13 +152,9 @@ fn play_spsa_pair(pool: &Pool, players: &mut Players, item: &WorkItem) -> Result
 /// Wins, draws, losses of θ+ over the pair (θ+ is White in the first game).
 pub(super) fn plus_wdl(games: &[GameRecord; 2]) -> [u64; 3] {
     let mut wdl = [0; 3];
-    for (g, color) in games.iter().zip([Color::White, Color::Black]) {
-        let slot = match g.outcome {
-            Outcome::Draw => 1,
-            o if o == Outcome::win_for(color) => 0,
-            _ => 2,
-        };
-        wdl[slot] += 1;
+    for points in pair_points(games[0].outcome, games[1].outcome) {
+        // 2 half points: a win, 1: a draw, 0: a loss.
+        wdl[usize::from(2 - points)] += 1;
     }
     wdl
 }
