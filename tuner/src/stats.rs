@@ -14,6 +14,13 @@ pub const Z95: f64 = 1.959_963_984_540_054;
 /// Slope of the logistic Elo curve at score ½, in Elo per unit of score: 800 / ln 10.
 pub const NELO_SCALE: f64 = 800.0 / std::f64::consts::LN_10;
 
+/// Whether an estimate's 95% interval, `elo` ± `error95`, lies wholly above 0 (an
+/// infinite or undefined half-width never does): the write-back gate of `tuner spsa`,
+/// and of the tunes `tuner simulate` models.
+pub fn clearly_above_zero(elo: f64, error95: f64) -> bool {
+    error95.is_finite() && elo - error95 > 0.0
+}
+
 /// Pair scores of the pentanomial categories (index = half points over the pair / 4).
 pub const PAIR_SCORES: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
 

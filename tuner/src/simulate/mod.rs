@@ -20,6 +20,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::rules::ProbePlan;
 use crate::rules::openbench::DEFAULT_PAIRS_PER;
+use crate::stats::clearly_above_zero;
 use crate::text::thousands;
 use experiment::{Experiment, RuleSet, Tuner};
 use landscape::{Family, Landscape};
@@ -299,9 +300,8 @@ fn print_gain_coverage(experiment: &Experiment, games: u64, every: u64, seeds: u
 /// 95% interval lies above 0, else the start is kept (a tune without a finite interval
 /// keeps it too). How often it opened, and the mean loss left with and without it.
 fn print_gate(checks: &[(f64, Option<(f64, f64)>)], start_loss: f64) {
-    let opens = |estimate: &Option<(f64, f64)>| {
-        estimate.is_some_and(|(elo, w)| w.is_finite() && elo - w > 0.0)
-    };
+    let opens =
+        |estimate: &Option<(f64, f64)>| estimate.is_some_and(|(elo, w)| clearly_above_zero(elo, w));
     let n = checks.len().max(1) as f64;
     let opened = checks.iter().filter(|(_, e)| opens(e)).count();
     let ungated = checks

@@ -10,6 +10,7 @@ use super::report;
 use super::server::Server;
 use crate::interrupt::{self};
 use crate::matches::verify::VerifyPlan;
+use crate::stats::clearly_above_zero;
 
 /// What to do after a clean stop: the pairs done, where they are kept, and the two
 /// commands that go on from there.
@@ -65,7 +66,7 @@ impl Gate {
                     .to_string(),
             };
         };
-        let open = error.is_finite() && elo - error > 0.0;
+        let open = clearly_above_zero(elo, error);
         let figure =
             format!("the gain pairs measured {elo:+.1} ± {error:.1} Elo (95%, {pairs} pairs)");
         Gate {
