@@ -237,7 +237,7 @@ impl Experiment {
         let mut state = TuneState::start(self.start.clone());
         let pairs_per = tune.rules.pairs_per_iteration();
         let iterations = tune.rules.iterations();
-        let window = ((1.0 - self.tuner.average_fraction) * iterations as f64) as u64;
+        let window = Averaging::last(self.tuner.average_fraction).window_start(iterations);
         let start: Vec<i32> = self.start.iter().map(|v| v.round() as i32).collect();
         let mut tally = Tally::default();
         let mut play = |pair: &Pair| -> i32 {
