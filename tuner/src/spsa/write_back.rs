@@ -137,9 +137,8 @@ pub(super) fn finish(plan: TunePlan, server: Server) -> Result<()> {
             .map(|p| p.start.round() as i32)
             .collect();
         let (tuned, start) = side.verify_sides(&slots, &written, &started_from);
-        let cfg = &server.config;
         let plan = VerifyPlan {
-            files: cfg.files.clone(),
+            files: server.config.files.clone(),
             tuned,
             start,
             sprt: verify.sprt,
@@ -150,40 +149,47 @@ pub(super) fn finish(plan: TunePlan, server: Server) -> Result<()> {
             results: None,
             resume: false,
             games: verify.games,
-            provenance: vec![
-                format!(
-                    "tuned by: tuner spsa, {} pairs ({} games), {} parameters ({}), seed {}, r_end {}, {}, written: {:?}",
-                    server.pairs_done(),
-                    2 * server.pairs_done(),
-                    cfg.params.len(),
-                    cfg.params
-                        .iter()
-                        .map(|p| p.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    cfg.seed,
-                    r_end_text(cfg),
-                    if cfg.designed {
-                        "constant gains (the design)".to_string()
-                    } else {
-                        format!(
-                            "{}alpha {} gamma {} A {}",
-                            cfg.rules
-                                .baseline()
-                                .map_or(String::new(), |b| format!("{}, ", b.title)),
-                            cfg.hyper.alpha,
-                            cfg.hyper.gamma,
-                            cfg.hyper.big_a
-                        )
-                    },
-                    output
-                ),
-                format!("tune games: {}", cfg.games),
-            ],
+            provenance: provenance(&server, output),
         };
         crate::matches::verify::run_plan(plan)?;
     }
     Ok(())
+}
+
+/// What the verified header says of the tune that made it: its pairs, parameters,
+/// seed, gains and schedule, what it wrote, and its games.
+fn provenance(server: &Server, output: Output) -> Vec<String> {
+    let cfg = &server.config;
+    vec![
+        format!(
+            "tuned by: tuner spsa, {} pairs ({} games), {} parameters ({}), seed {}, r_end {}, {}, written: {:?}",
+            server.pairs_done(),
+            2 * server.pairs_done(),
+            cfg.params.len(),
+            cfg.params
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            cfg.seed,
+            r_end_text(cfg),
+            if cfg.designed {
+                "constant gains (the design)".to_string()
+            } else {
+                format!(
+                    "{}alpha {} gamma {} A {}",
+                    cfg.rules
+                        .baseline()
+                        .map_or(String::new(), |b| format!("{}, ", b.title)),
+                    cfg.hyper.alpha,
+                    cfg.hyper.gamma,
+                    cfg.hyper.big_a
+                )
+            },
+            output
+        ),
+        format!("tune games: {}", cfg.games),
+    ]
 }
 
 #[cfg(test)]
