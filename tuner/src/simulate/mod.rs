@@ -20,7 +20,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::rules::ProbePlan;
 use crate::rules::openbench::DEFAULT_PAIRS_PER;
-use crate::stats::clearly_above_zero;
+use crate::stats::{GATE_Z, Z95, gate_opens};
 use crate::text::thousands;
 use experiment::{Experiment, RuleSet, Tuner};
 use landscape::{Family, Landscape};
@@ -294,14 +294,38 @@ fn print_gain_coverage(experiment: &Experiment, games: u64, every: u64, seeds: u
         mean(&|e| e.2)
     );
     print_gate(&checks, experiment.landscape.loss(&experiment.start));
+    print_gate_frontier(&checks, experiment.landscape.loss(&experiment.start));
 }
 
-/// A write-back gate on these tunes: the result is written only when the gain pairs'
-/// 95% interval lies above 0, else the start is kept (a tune without a finite interval
-/// keeps it too). How often it opened, and the mean loss left with and without it.
+/// The gate at other thresholds, from 1.96 standard errors (the 95% interval above 0)
+/// down to 0 (the estimate above 0): how often each opened and the mean loss it left,
+/// the trade between harm from a tuned start and gain missed that `GATE_Z` settles.
+fn print_gate_frontier(checks: &[(f64, Option<(f64, f64)>)], start_loss: f64) {
+    let n = checks.len().max(1) as f64;
+    let cells: Vec<String> = [Z95, 1.0, 0.75, 0.5, 0.25, 0.0]
+        .iter()
+        .map(|&z| {
+            let opens = |e: &Option<(f64, f64)>| {
+                e.is_some_and(|(elo, w)| w.is_finite() && elo > z * w / Z95)
+            };
+            let opened = checks.iter().filter(|(_, e)| opens(e)).count() as f64;
+            let loss = checks
+                .iter()
+                .map(|(gain, e)| start_loss - if opens(e) { *gain } else { 0.0 })
+                .sum::<f64>()
+                / n;
+            format!("z {z:.2}: {:.1}% {loss:.2}", 100.0 * opened / n)
+        })
+        .collect();
+    println!("gate frontier (opened, mean loss): {}", cells.join("; "));
+}
+
+/// The write-back gate on these tunes: the result is written only when the gain pairs'
+/// estimate lies more than `GATE_Z` standard errors above 0, else the start is kept (a
+/// tune without a finite interval keeps it too). How often it opened, and the mean
+/// loss left with and without it.
 fn print_gate(checks: &[(f64, Option<(f64, f64)>)], start_loss: f64) {
-    let opens =
-        |estimate: &Option<(f64, f64)>| estimate.is_some_and(|(elo, w)| clearly_above_zero(elo, w));
+    let opens = |estimate: &Option<(f64, f64)>| estimate.is_some_and(|(elo, w)| gate_opens(elo, w));
     let n = checks.len().max(1) as f64;
     let opened = checks.iter().filter(|(_, e)| opens(e)).count();
     let ungated = checks
@@ -325,7 +349,7 @@ fn print_gate(checks: &[(f64, Option<(f64, f64)>)], start_loss: f64) {
         .filter(|(gain, e)| opens(e) && *gain < 0.0)
         .count();
     println!(
-        "gate (write only when the gain's 95% interval lies above 0): opened in {:.1}% of {} seeds ({wrote_worse} of them worse than the start); mean loss {gated:.2} Elo gated, {ungated:.2} ungated, {start_loss:.2} at the start",
+        "gate (write only when the gain's estimate is over {GATE_Z} standard errors above 0): opened in {:.1}% of {} seeds ({wrote_worse} of them worse than the start); mean loss {gated:.2} Elo gated, {ungated:.2} ungated, {start_loss:.2} at the start",
         100.0 * opened as f64 / n,
         checks.len()
     );

@@ -111,18 +111,20 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub probe_pairs: Option<u64>,
     /// Estimate the gain while the run goes: in the averaging window, one pair of the
-    /// averaged θ against the start for every N SPSA pairs (they do not move θ; about
-    /// 12% more games with the design's window of half the run, and an interval about
-    /// 1.7 times as wide as a match of a third of the run's pairs). 0 plays none.
-    #[arg(long, default_value_t = 4, value_name = "N")]
+    /// averaged θ against the start for every N SPSA pairs. They do not move θ: half
+    /// as many games again with the design's window of half the run, a quarter more
+    /// with the last quarter of a run with hand-set gains. The write-back gate reads
+    /// them; 0 plays none (and the gate then keeps the start).
+    #[arg(long, default_value_t = 1, value_name = "N")]
     pub gain_every: u64,
     /// Tune but do not write the parameter files (the journal and table are written).
     #[arg(long, conflicts_with_all = ["verify", "force_write"])]
     pub no_write: bool,
     /// Write the result back even where the gate would keep the start: by default the
-    /// values are written only when the gain pairs' 95% interval lies above 0 (see
-    /// --gain-every), so that a tune which cannot show a gain leaves the files as they
-    /// were. For comparing tuners, whose results are judged whatever they are.
+    /// values are written only when the gain pairs' estimate lies more than a quarter
+    /// of its standard error above 0 (see --gain-every), so that a tune which does not
+    /// show a gain leaves the files as they were. For comparing tuners, whose results
+    /// are judged whatever they are.
     #[arg(long)]
     pub force_write: bool,
     /// After the tune, run an SPRT of the written values against the values the tune

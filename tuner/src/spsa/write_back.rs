@@ -10,7 +10,7 @@ use super::report;
 use super::server::Server;
 use crate::interrupt::{self};
 use crate::matches::verify::VerifyPlan;
-use crate::stats::clearly_above_zero;
+use crate::stats::{GATE_Z, gate_opens, gate_threshold};
 
 /// What to do after a clean stop: the pairs done, where they are kept, and the two
 /// commands that go on from there.
@@ -51,7 +51,8 @@ pub(super) fn what_finish_writes(server: &Server, output: Output) -> String {
 }
 
 /// The write-back gate: whether the gain pairs show the result better than the start
-/// (their 95% interval above 0), and the figure that says so or not.
+/// (their estimate more than [`GATE_Z`] standard errors above 0), and the figure that
+/// says so or not.
 struct Gate {
     open: bool,
     reason: String,
@@ -66,15 +67,18 @@ impl Gate {
                     .to_string(),
             };
         };
-        let open = clearly_above_zero(elo, error);
+        let open = gate_opens(elo, error);
         let figure =
             format!("the gain pairs measured {elo:+.1} ± {error:.1} Elo (95%, {pairs} pairs)");
+        let threshold = gate_threshold(error);
         Gate {
             open,
             reason: if open {
                 figure
             } else {
-                format!("{figure}: not clearly better than the start")
+                format!(
+                    "{figure}: not above the gate's {threshold:+.1} Elo ({GATE_Z} standard errors)"
+                )
             },
         }
     }
