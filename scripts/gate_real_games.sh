@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# The write-back gate in real games: the main job's tune, played by the design from the
-# shipped (tuned) values of params/search.json, on several seeds; where the gate wrote,
-# the written values against the start in a 2,000-pair match at 8,000 nodes.
+# The write-back gate in real games: the main job's tune (2,000 pairs at 8,000 nodes,
+# `tuner spsa params/search.json` on its defaults) from the shipped, tuned values, on
+# several seeds; where the gate wrote, the written values against the start in a
+# 2,000-pair match at 8,000 nodes.
 #
 #   scripts/gate_real_games.sh [seeds...]        (default: 1 2 3 4 5)
 #
-# Each seed is a leg of its own: the tune on a copy of params/search.json without its
-# hand-set c_end/r_end (so the design chooses c and r, as for a parameter file that
-# gives none), in runs/gate-real/seed<N>/, then the match if the gate wrote. A leg
-# killed midway continues where it stopped when the script is run again (the tune's
-# --resume, the match's --resume); a finished leg is skipped. Each finished leg adds
-# one row to docs/data/gate-real-games.csv: seed, the tuner's commit, the gate's
-# figure, and the match's W-D-L, pentanomial counts and Elo where one was played.
-# About 18 minutes a tune and 12 a match on two cores with a release build. For a smoke
-# test of the script itself: SPSA_ARGS="--pairs 20 --nodes 200 --force-write"
-# MATCH_PAIRS=3 OUT=/tmp/x.csv (its rows then say nothing of the gate).
+# GAINS=file (the default) tunes a copy of params/search.json as it is, with its
+# hand-set c_end/r_end; GAINS=design a copy without them, so that the design chooses c
+# and r. Each seed is a leg of its own, in runs/gate-real/<gains>-seed<N>/: the tune,
+# then the match if the gate wrote. A leg killed midway continues where it stopped
+# when the script is run again (the tune's --resume, the match's --resume); a
+# finished leg is skipped. Each finished leg adds one row to
+# docs/data/gate-real-games.csv: seed, gains, the tuner's commit, the gate's figure,
+# and the match's W-D-L, pentanomial counts and Elo where one was played. About 36
+# minutes a tune and 28 a match on two cores with a release build. For a smoke test
+# of the script itself: SPSA_ARGS="--pairs 20 --nodes 200 --force-write" MATCH_PAIRS=3
+# OUT=/tmp/x.csv (its rows then say nothing of the gate).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,10 +26,17 @@ out=${OUT:-docs/data/gate-real-games.csv}
 seeds=("$@")
 [[ ${#seeds[@]} -gt 0 ]] || seeds=(1 2 3 4 5)
 commit=$(git rev-parse --short HEAD)
-[[ -f $out ]] || echo "seed,tuner,date,gate,gain_pairs,gain_elo,gain_error95,match_pairs,w,d,l,penta,match_elo,match_error95" >"$out"
+gains=${GAINS:-file}
+[[ $gains == file || $gains == design ]] || { echo "error: GAINS must be 'file' or 'design', got '$gains'" >&2; exit 2; }
+[[ -f $out ]] || echo "seed,gains,tuner,date,gate,gain_pairs,gain_elo,gain_error95,match_pairs,w,d,l,penta,match_elo,match_error95" >"$out"
 
-# params/search.json without c_end and r_end: the design plays every parameter.
-design_copy() {
+# The copy the leg tunes: params/search.json as it is, or without c_end and r_end
+# (the design plays every parameter).
+start_copy() {
+    if [[ $gains == file ]]; then
+        cp params/search.json "$1"
+        return
+    fi
     python3 - "$1" <<'EOF'
 import json, sys
 doc = json.load(open("params/search.json"))
@@ -39,8 +48,8 @@ EOF
 }
 
 leg() {
-    local seed=$1 dir=runs/gate-real/seed$1
-    if grep -q "^$seed," "$out"; then
+    local seed=$1 dir=runs/gate-real/$gains-seed$1
+    if grep -q "^$seed,$gains," "$out"; then
         echo "seed $seed: done (row in $out)"
         return
     fi
@@ -50,7 +59,7 @@ leg() {
     if [[ -f $journal ]]; then
         resume=(--resume)
     else
-        design_copy "$dir/params/search.json"
+        start_copy "$dir/params/search.json"
     fi
     if [[ ! -f $dir/tune.log ]] || ! grep -qE '^(wrote|spsa: kept)' "$dir/tune.log"; then
         "$tuner" spsa "$dir/params/search.json" --journal "$journal" --seed "$seed" "${resume[@]}" \
@@ -81,7 +90,7 @@ print(f"{int(n) // 2},{w},{d},{l},{penta},{elo[0]},{elo[1]}")
 EOF
 )
     fi
-    echo "$seed,$commit,$(date -u +%Y-%m-%d),$gate,${figure:-,,},$match_cells" >>"$out"
+    echo "$seed,$gains,$commit,$(date -u +%Y-%m-%d),$gate,${figure:-,,},$match_cells" >>"$out"
     echo "seed $seed: $gate_line"
 }
 
