@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Occam's bench speed against Ethereal 12's, as a ratio measured in one run.
+# Occam's bench speed against Ethereal's, as a ratio measured in one run.
 #
 #   scripts/nps_vs_ethereal.sh [runs, default 5] [other occam binary ...]
 #
 # Runs `occam bench` (target/release/occam, built if missing; OCCAM=path overrides)
-# and `/usr/games/ethereal-chess bench` (ETHEREAL=path overrides; skipped when not
-# installed) interleaved -- occam, [other binaries,] ethereal, occam, ... -- so drifts
+# and Ethereal's `bench` interleaved. The opponent is ETHEREAL=path, named by
+# ETHEREAL_BUILD (for example "Ethereal 12.75, make popcnt": Ethereal as its author
+# builds it, compiled on the machine that measures, -march=native); without ETHEREAL,
+# Debian's Ethereal 12.00 package at /usr/games/ethereal-chess, a generic x86-64 build
+# about 30% slower than `make popcnt` (skipped when not installed). The output names
+# the opponent's build and sha256, so that a ratio says against what. Runs are
+# interleaved -- occam, [other binaries,] ethereal, occam, ... -- so drifts
 # in machine load hit every engine alike. Extra arguments are further occam binaries
 # (e.g. a baseline build) run in the same rotation, each compared with the first.
 #
@@ -34,6 +39,14 @@ for e in "${engines[@]}"; do
 done
 have_ethereal=0
 [[ -x "$ethereal" ]] && have_ethereal=1
+if [[ -n ${ETHEREAL:-} ]]; then
+  ethereal_build=${ETHEREAL_BUILD:?set ETHEREAL_BUILD to name the build of $ethereal (e.g. "Ethereal 12.75, make popcnt")}
+else
+  ethereal_build="Ethereal 12.00, Debian's package build"
+fi
+if ((have_ethereal)); then
+  echo "opponent: $ethereal_build: $ethereal, sha256 $(sha256sum "$ethereal" | cut -d' ' -f1)"
+fi
 
 # One bench; prints "<nodes> <wall nps> <nodes per user-CPU second>".
 bench_occam() {
@@ -101,7 +114,7 @@ paired() {
 }
 if ((have_ethereal)); then
   for i in "${!engines[@]}"; do
-    echo "ratio occam$i/ethereal: $(ratio "${med_nps[occam$i]}" "${med_nps[ethereal]}") (wall nps), $(ratio "${med_cpu[occam$i]}" "${med_cpu[ethereal]}") (per CPU second); paired: $(paired "${nps[occam$i]}" "${nps[ethereal]}") (wall), $(paired "${cpu[occam$i]}" "${cpu[ethereal]}") (per CPU s)"
+    echo "ratio occam$i/ethereal ($ethereal_build): $(ratio "${med_nps[occam$i]}" "${med_nps[ethereal]}") (wall nps), $(ratio "${med_cpu[occam$i]}" "${med_cpu[ethereal]}") (per CPU second); paired: $(paired "${nps[occam$i]}" "${nps[ethereal]}") (wall), $(paired "${cpu[occam$i]}" "${cpu[ethereal]}") (per CPU s)"
   done
 else
   echo "ethereal not installed at $ethereal: occam only"
