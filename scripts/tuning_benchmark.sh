@@ -26,8 +26,10 @@
 # different value.
 #
 # Knobs of the protocol (environment): ENGINE_REV ENGINE_BENCH NODES BUDGET SEEDS GRID
-#   DETUNE_SEED DETUNE_MIN DETUNE_MAX LOSS_PAIRS SELECT_PAIRS H2H_PAIRS OPENING_SEED
-#   FISHTEST_ARGS EXTRA_ARGS (defaults below);
+#   DETUNED_PARAMS DETUNE_SEED DETUNE_MIN DETUNE_MAX LOSS_PAIRS SELECT_PAIRS H2H_PAIRS
+#   OPENING_SEED FISHTEST_ARGS EXTRA_ARGS (defaults below; DETUNED_PARAMS: the names of
+#   the pinned engine's integer parameters to detune, search or evaluation, separated
+#   by spaces);
 # of this run only: STATE (required), THREADS (default: all cores), ENGINE (an occam
 #   binary whose bench must be ENGINE_BENCH; default: built at ENGINE_REV), TUNER (default:
 #   this tree's target/release/tuner, built first).
@@ -39,9 +41,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PINNED_REV=793d414a03a4a58fd3523f0fa62eae973182b0e7
 PINNED_BENCH=2642500
 
-# The detuned parameters: margins, reductions and SEE values whose moves cost Elo at
-# 1000 nodes.
-DETUNED_PARAMS="rfp_margin fp_base fp_depth lmr_base lmr_div qs_delta_margin see_knight \
+# The parameters the first states detuned (the DETUNED_PARAMS knob's default): margins,
+# reductions and SEE values whose moves cost Elo at 1000 nodes.
+FIRST_DETUNED_PARAMS="rfp_margin fp_base fp_depth lmr_base lmr_div qs_delta_margin see_knight \
 see_bishop see_rook see_queen nmp_eval_div razor_base lmp_base probcut_margin \
 hist_bonus_mult seeprune_quiet_margin"
 
@@ -53,13 +55,13 @@ say() { echo "tuning_benchmark: $*" >&2; }
 
 # --- the knobs ----------------------------------------------------------------------
 
-KNOBS=(ENGINE_REV ENGINE_BENCH NODES BUDGET SEEDS GRID DETUNE_SEED DETUNE_MIN DETUNE_MAX
-    LOSS_PAIRS SELECT_PAIRS H2H_PAIRS OPENING_SEED FISHTEST_ARGS EXTRA_ARGS)
+KNOBS=(ENGINE_REV ENGINE_BENCH NODES BUDGET SEEDS GRID DETUNED_PARAMS DETUNE_SEED DETUNE_MIN
+    DETUNE_MAX LOSS_PAIRS SELECT_PAIRS H2H_PAIRS OPENING_SEED FISHTEST_ARGS EXTRA_ARGS)
 declare -A DEFAULT=(
     [ENGINE_REV]=$PINNED_REV [ENGINE_BENCH]=$PINNED_BENCH [NODES]=1000 [BUDGET]=12000
     [SEEDS]="1 2 3 4 5"
     [GRID]="0.0005:0.5 0.0005:1 0.0005:2 0.001:0.5 0.001:1 0.001:2 0.002:0.5 0.002:1 0.002:2 0.004:0.5 0.004:1 0.004:2"
-    [DETUNE_SEED]=1 [DETUNE_MIN]=4 [DETUNE_MAX]=10
+    [DETUNED_PARAMS]=$FIRST_DETUNED_PARAMS [DETUNE_SEED]=1 [DETUNE_MIN]=4 [DETUNE_MAX]=10
     [LOSS_PAIRS]=2000 [SELECT_PAIRS]=500 [H2H_PAIRS]=8000 [OPENING_SEED]=1000
     [FISHTEST_ARGS]="--rules fishtest" [EXTRA_ARGS]=""
 )
@@ -93,6 +95,8 @@ if [[ -f $KNOBS_FILE ]]; then
         [[ $line == *=* && $line != \#* ]] || continue
         RECORDED[${line%%=*}]=${line#*=}
     done <"$KNOBS_FILE"
+    # States begun before DETUNED_PARAMS was a knob detuned the first states' list.
+    [[ -v RECORDED[DETUNED_PARAMS] ]] || RECORDED[DETUNED_PARAMS]=$FIRST_DETUNED_PARAMS
 fi
 for knob in "${KNOBS[@]}"; do
     if [[ -f $KNOBS_FILE ]]; then
@@ -122,6 +126,11 @@ awk -v a="$DETUNE_MIN" -v b="$DETUNE_MAX" 'BEGIN { exit !(a <= b) }' ||
     fail "DETUNE_MIN ($DETUNE_MIN) must not exceed DETUNE_MAX ($DETUNE_MAX)"
 ((BUDGET >= 8 && BUDGET % 8 == 0)) ||
     fail "BUDGET must be a multiple of 8 games (the design plays BUDGET/4 games in pairs), got $BUDGET"
+DETUNED_PARAMS=$(tr -s ' \t\n' ' ' <<<"$DETUNED_PARAMS" | sed 's/^ //; s/ $//')
+[[ $DETUNED_PARAMS =~ ^[a-z][a-z0-9_]*( [a-z][a-z0-9_]*)*$ ]] ||
+    fail "DETUNED_PARAMS must be parameter names (snake_case) separated by spaces, got '$DETUNED_PARAMS'"
+[[ $(tr ' ' '\n' <<<"$DETUNED_PARAMS" | sort | uniq -d) == "" ]] ||
+    fail "DETUNED_PARAMS must not name a parameter twice, got '$DETUNED_PARAMS'"
 [[ -n $SEEDS ]] || fail "SEEDS must name at least one seed"
 for s in $SEEDS; do
     [[ $s =~ ^[1-9][0-9]{0,2}$ ]] || fail "SEEDS must be integers from 1 to 999, got '$s'"
