@@ -323,6 +323,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_gate_opens_a_quarter_standard_error_above_zero() {
+        // ± 19.6 (95%) is a standard error of 10 Elo: the gate sits at +2.5.
+        assert!((gate_threshold(19.6 * Z95 / 1.96) - 2.5).abs() < 1e-9);
+        assert!(!gate_opens(2.4, 19.6 * Z95 / 1.96));
+        assert!(gate_opens(2.6, 19.6 * Z95 / 1.96));
+        assert!(
+            !gate_opens(0.0, 0.0),
+            "a zero-width interval at 0 is no gain"
+        );
+        assert!(!gate_opens(50.0, f64::INFINITY));
+        assert!(!gate_opens(50.0, f64::NAN));
+    }
+
+    #[test]
     fn chi_squared_quantiles_match_the_tables() {
         // 95% points: 3.841459 (1), 5.991465 (2), 9.487729 (4), 12.591587 (6),
         // 18.307038 (10), 98.484383 (77).
