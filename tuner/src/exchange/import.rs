@@ -1,10 +1,12 @@
 //! `tuner import`: the final values of a tune run elsewhere, written into parameter
 //! files.
 //!
-//! Input: OpenBench's final values (`name, value` lines as its tune page shows them,
-//! values possibly printed as floats such as `150.0`), a fishtest-style `name,value`
-//! list, or full OpenBench SPSA input lines (`name, int, value, min, max, c_end,
-//! r_end`, or without `c_end, r_end`: the value is taken). Targets: Occam's `params/*.json` or an external
+//! Input: OpenBench's final values (`name, value` lines as its tune page and
+//! `/api/spsa/<id>/outputs/` show them, values possibly printed as floats such as
+//! `150.0`), its digest (`/api/spsa/<id>/digest/`: a `Name,Curr,Start,…` header and
+//! one row per parameter, the current value taken to its four decimals), a
+//! fishtest-style `name,value` list, or full OpenBench SPSA input lines (`name, int,
+//! value, min, max, c_end, r_end`, or without `c_end, r_end`: the value is taken). Targets: Occam's `params/*.json` or an external
 //! engine's list (OpenBench text, weather-factory config), each written in its own
 //! format. Integers are rounded, values outside a parameter's bounds are clamped (one
 //! message each), unknown names are refused before anything is written, and every
@@ -20,8 +22,8 @@ use crate::run_files::WriteLocks;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The tune's final values: `name, value` lines (OpenBench, fishtest) or OpenBench
-    /// SPSA input lines. `-` reads stdin.
+    /// The tune's final values: `name, value` lines (OpenBench, fishtest), OpenBench's
+    /// digest (`/api/spsa/<id>/digest/`) or OpenBench SPSA input lines. `-` reads stdin.
     #[arg(value_name = "VALUES")]
     pub values: PathBuf,
     /// The files to write the values into: params/*.json, or an external engine's
@@ -41,21 +43,38 @@ pub struct Imported {
     pub line: usize,
 }
 
-/// Reads `name, value` (or seven- or five-field OpenBench) lines; blank lines and `#`
-/// comments are skipped. A name given twice is refused.
+/// The header of OpenBench's SPSA digest (`/api/spsa/<id>/digest/`): a row per
+/// parameter follows, its current value in `Curr`.
+pub const DIGEST_HEADER: &str = "Name,Curr,Start,Min,Max,C,C_end,R,R_end";
+
+/// Reads `name, value` (or seven- or five-field OpenBench) lines, or an OpenBench
+/// digest (its header first); blank lines and `#` comments are skipped. A name given
+/// twice is refused.
 pub fn parse_values(text: &str, source: &str) -> Result<Vec<Imported>> {
     let mut out: Vec<Imported> = Vec::new();
+    let mut digest = false;
     for (number, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        if out.is_empty() && !digest && line == DIGEST_HEADER {
+            digest = true;
+            continue;
+        }
         let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-        let (name, value) = match fields[..] {
-            [name, value] => (name, value),
-            [name, _kind, value, _, _, _, _] | [name, _kind, value, _, _] => (name, value),
+        let (name, value) = match (digest, &fields[..]) {
+            (true, [name, current, _, _, _, _, _, _, _]) => (*name, *current),
+            (true, _) => bail!(
+                "{source} line {}: expected a digest row of 9 fields ({DIGEST_HEADER}), got '{line}'",
+                number + 1
+            ),
+            (false, [name, value]) => (*name, *value),
+            (false, [name, _kind, value, _, _, _, _] | [name, _kind, value, _, _]) => {
+                (*name, *value)
+            }
             _ => bail!(
-                "{source} line {}: expected `name, value` (or OpenBench's `name, int, value, min, max[, c_end, r_end]`), got '{line}'",
+                "{source} line {}: expected `name, value` (or OpenBench's `name, int, value, min, max[, c_end, r_end]`, or its digest), got '{line}'",
                 number + 1
             ),
         };
@@ -227,6 +246,38 @@ mod tests {
 
     fn list(name: &str, text: &str) -> ParamList {
         ParamList::parse(Path::new(name), text.to_string()).unwrap()
+    }
+
+    /// The texts a real OpenBench instance returned for one tune (tests/data/openbench):
+    /// its outputs, digest and input lines give the same values.
+    #[test]
+    fn openbench_outputs_digest_and_inputs_give_the_same_values() {
+        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/openbench");
+        let read = |name: &str| std::fs::read_to_string(data.join(name)).unwrap();
+        let values = |name: &str| -> Vec<(String, f64)> {
+            parse_values(&read(name), name)
+                .unwrap()
+                .into_iter()
+                .map(|i| (i.name, i.value))
+                .collect()
+        };
+        let outputs = values("outputs.txt");
+        assert_eq!(outputs.len(), 3, "{outputs:?}");
+        assert_eq!(values("digest.txt"), outputs);
+        assert_eq!(values("inputs.txt"), outputs);
+    }
+
+    #[test]
+    fn a_digest_takes_the_current_value_to_four_decimals() {
+        let text = format!("{DIGEST_HEADER}\nlmr_div,176.4321,177,100,400,12.0,10.0,0.003,0.002\n");
+        let v = parse_values(&text, "t").unwrap();
+        assert_eq!(
+            (v[0].name.as_str(), v[0].value, v[0].line),
+            ("lmr_div", 176.4321, 2)
+        );
+        let short = format!("{DIGEST_HEADER}\nlmr_div, 176\n");
+        let err = parse_values(&short, "t").unwrap_err().to_string();
+        assert!(err.contains("line 2") && err.contains("9 fields"), "{err}");
     }
 
     #[test]
