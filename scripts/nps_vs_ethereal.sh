@@ -60,7 +60,8 @@ bench_ethereal() {
   local out cpu
   out=$(mktemp)
   cpu=$( { TIMEFORMAT=%3U; time "$ethereal" bench >"$out" 2>&1; } 2>&1 )
-  awk -v cpu="$cpu" '/^Nodes/ { n = $3 } /^NPS/ { s = $3 } END { printf "%d %d %d\n", n, s, (cpu > 0 ? n / cpu : 0) }' "$out"
+  # Ethereal 12.00 ends with `Nodes : N` and `NPS : N`, 12.75 with `OVERALL: N nodes M nps`.
+  awk -v cpu="$cpu" '/^Nodes/ { n = $3 } /^NPS/ { s = $3 } /^OVERALL:/ { n = $2; s = $4 } END { printf "%d %d %d\n", n, s, (cpu > 0 ? n / cpu : 0) }' "$out"
   rm -f "$out"
 }
 
