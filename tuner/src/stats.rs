@@ -29,7 +29,14 @@ pub const GATE_Z: f64 = 0.25;
 /// undefined half-width never does). The gate of `tuner spsa` and of the tunes
 /// `tuner simulate` models.
 pub fn gate_opens(elo: f64, error95: f64) -> bool {
-    error95.is_finite() && elo > gate_threshold(error95)
+    opens_at(GATE_Z, elo, error95)
+}
+
+/// Whether `elo` ± `error95` (95%) lies more than `z` standard errors above 0: the
+/// write-back gate's test at any threshold (an infinite or undefined half-width never
+/// does).
+pub fn opens_at(z: f64, elo: f64, error95: f64) -> bool {
+    error95.is_finite() && elo > z * error95 / Z95
 }
 
 /// The Elo a gain estimate with this 95% half-width must exceed to open the gate.

@@ -20,7 +20,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::rules::ProbePlan;
 use crate::rules::openbench::DEFAULT_PAIRS_PER;
-use crate::stats::{GATE_Z, Z95, gate_opens};
+use crate::stats::{GATE_Z, Z95, gate_opens, opens_at};
 use crate::text::thousands;
 use experiment::{Experiment, RuleSet, Tuner};
 use landscape::{Family, Landscape};
@@ -293,8 +293,23 @@ fn print_gain_coverage(experiment: &Experiment, games: u64, every: u64, seeds: u
         mean(&|e| e.1),
         mean(&|e| e.2)
     );
-    print_gate(&checks, experiment.landscape.loss(&experiment.start));
-    print_gate_frontier(&checks, experiment.landscape.loss(&experiment.start));
+    let start_loss = experiment.landscape.loss(&experiment.start);
+    print_gate(&checks, start_loss);
+    print_gate_frontier(&checks, start_loss);
+}
+
+/// The gate at `z` standard errors on these tunes (seed: true gain, and the estimate
+/// with its 95% half-width): the seeds where it opened, and the mean loss left when
+/// a seed that it keeps closed stays at the start.
+fn gated_at(z: f64, checks: &[(f64, Option<(f64, f64)>)], start_loss: f64) -> (usize, f64) {
+    let opens = |e: &Option<(f64, f64)>| e.is_some_and(|(elo, w)| opens_at(z, elo, w));
+    let opened = checks.iter().filter(|(_, e)| opens(e)).count();
+    let loss = checks
+        .iter()
+        .map(|(gain, e)| start_loss - if opens(e) { *gain } else { 0.0 })
+        .sum::<f64>()
+        / checks.len().max(1) as f64;
+    (opened, loss)
 }
 
 /// The gate at other thresholds, from 1.96 standard errors (the 95% interval above 0)
@@ -305,16 +320,8 @@ fn print_gate_frontier(checks: &[(f64, Option<(f64, f64)>)], start_loss: f64) {
     let cells: Vec<String> = [Z95, 1.0, 0.75, 0.5, 0.25, 0.0]
         .iter()
         .map(|&z| {
-            let opens = |e: &Option<(f64, f64)>| {
-                e.is_some_and(|(elo, w)| w.is_finite() && elo > z * w / Z95)
-            };
-            let opened = checks.iter().filter(|(_, e)| opens(e)).count() as f64;
-            let loss = checks
-                .iter()
-                .map(|(gain, e)| start_loss - if opens(e) { *gain } else { 0.0 })
-                .sum::<f64>()
-                / n;
-            format!("z {z:.2}: {:.1}% {loss:.2}", 100.0 * opened / n)
+            let (opened, loss) = gated_at(z, checks, start_loss);
+            format!("z {z:.2}: {:.1}% {loss:.2}", 100.0 * opened as f64 / n)
         })
         .collect();
     println!("gate frontier (opened, mean loss): {}", cells.join("; "));
@@ -325,28 +332,16 @@ fn print_gate_frontier(checks: &[(f64, Option<(f64, f64)>)], start_loss: f64) {
 /// tune without a finite interval keeps it too). How often it opened, and the mean
 /// loss left with and without it.
 fn print_gate(checks: &[(f64, Option<(f64, f64)>)], start_loss: f64) {
-    let opens = |estimate: &Option<(f64, f64)>| estimate.is_some_and(|(elo, w)| gate_opens(elo, w));
     let n = checks.len().max(1) as f64;
-    let opened = checks.iter().filter(|(_, e)| opens(e)).count();
+    let (opened, gated) = gated_at(GATE_Z, checks, start_loss);
     let ungated = checks
         .iter()
         .map(|(gain, _)| start_loss - gain)
         .sum::<f64>()
         / n;
-    let gated = checks
-        .iter()
-        .map(|(gain, e)| {
-            if opens(e) {
-                start_loss - gain
-            } else {
-                start_loss
-            }
-        })
-        .sum::<f64>()
-        / n;
     let wrote_worse = checks
         .iter()
-        .filter(|(gain, e)| opens(e) && *gain < 0.0)
+        .filter(|(gain, e)| e.is_some_and(|(elo, w)| gate_opens(elo, w)) && *gain < 0.0)
         .count();
     println!(
         "gate (write only when the gain's estimate is over {GATE_Z} standard errors above 0): opened in {:.1}% of {} seeds ({wrote_worse} of them worse than the start); mean loss {gated:.2} Elo gated, {ungated:.2} ungated, {start_loss:.2} at the start",
