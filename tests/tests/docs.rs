@@ -30,6 +30,7 @@ const PAGES: &[(&str, &str)] = &[
     ("export", "docs/parameters.md"),
     ("import", "docs/parameters.md"),
     ("simulate", "docs/SIMULATOR.md"),
+    ("openbench", "docs/openbench.md"),
 ];
 
 /// The page of the game options (the `--help` sections other than `Options:`).
@@ -110,9 +111,8 @@ fn mentions_flag(text: &str, flag: &str) -> bool {
 // `tuner --help` against the pages
 // ---------------------------------------------------------------------------------------
 
-/// The subcommands `tuner --help` lists.
-fn tuner_subcommands() -> Vec<String> {
-    let help = run(&binary("tuner"), &["--help"]);
+/// The subcommands a `--help` text lists under `Commands:` (`help` left out).
+fn subcommands_in(help: &str) -> Vec<String> {
     let mut in_commands = false;
     let mut commands = Vec::new();
     for line in help.lines() {
@@ -127,11 +127,32 @@ fn tuner_subcommands() -> Vec<String> {
             commands.push(word.to_string());
         }
     }
+    commands
+}
+
+/// The subcommands `tuner --help` lists.
+fn tuner_subcommands() -> Vec<String> {
+    let help = run(&binary("tuner"), &["--help"]);
+    let commands = subcommands_in(&help);
     assert!(
         commands.len() >= 8,
         "too few subcommands in tuner --help:\n{help}"
     );
     commands
+}
+
+/// The words of every `tuner` command whose flags a page documents: each subcommand,
+/// and for one with subcommands of its own (`openbench plan`), each of those.
+fn tuner_commands() -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for command in tuner_subcommands() {
+        let help = run(&binary("tuner"), &[&command, "--help"]);
+        for nested in subcommands_in(&help) {
+            out.push(vec![command.clone(), nested]);
+        }
+        out.push(vec![command]);
+    }
+    out
 }
 
 /// One option of a `--help` text: its section (`Options`, `Games`, …), its long flag and
@@ -194,12 +215,15 @@ fn every_tuner_flag_is_documented_on_its_page() {
     let games = page(GAME_OPTIONS_PAGE);
     let engine_key = Regex::new(r"\b([a-z]+(?:\.NAME)?)=").unwrap();
     let mut missing = Vec::new();
-    for command in tuner_subcommands() {
-        let Some((_, page_path)) = PAGES.iter().find(|(c, _)| *c == command) else {
+    for words in tuner_commands() {
+        let Some((_, page_path)) = PAGES.iter().find(|(c, _)| *c == words[0]) else {
             continue; // every_tuner_subcommand_has_a_page reports it
         };
+        let command = words.join(" ");
         let text = page(page_path);
-        let help = run(&binary("tuner"), &[&command, "--help"]);
+        let mut args: Vec<&str> = words.iter().map(String::as_str).collect();
+        args.push("--help");
+        let help = run(&binary("tuner"), &args);
         for option in help_options(&help) {
             let (where_, body) = if option.section == "Options" {
                 (*page_path, &text)

@@ -66,6 +66,8 @@ enum Command {
     Simulate(simulate::Args),
     /// Write a tune's final values (OpenBench, fishtest `name,value`) into parameter files.
     Import(exchange::import::Args),
+    /// Occam's design on OpenBench: plan a tune's inputs, follow it while it runs, and write its average.
+    Openbench(exchange::openbench::Args),
 }
 
 fn main() {
@@ -85,6 +87,7 @@ fn main() {
         Command::Datagen(args) => datagen::run(args),
         Command::Export(args) => exchange::export::run(args),
         Command::Import(args) => exchange::import::run(args),
+        Command::Openbench(args) => exchange::openbench::run(args),
         Command::Simulate(args) => simulate::run(args),
     };
     if let Err(e) = result {

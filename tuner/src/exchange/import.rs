@@ -198,12 +198,18 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         WriteLocks::acquire(&args.files)?
     };
-    let mut lists = args
-        .files
+    write(&imported, &source, &args.files, args.dry_run)
+}
+
+/// Writes `imported` (read from `source`) into `files`, each replaced atomically after
+/// all of them rendered; `dry_run` only says what would change. The caller holds the
+/// files' write locks.
+pub fn write(imported: &[Imported], source: &str, files: &[PathBuf], dry_run: bool) -> Result<()> {
+    let mut lists = files
         .iter()
         .map(|p| ParamList::load(p))
         .collect::<Result<Vec<_>>>()?;
-    let plan = plan(&lists, &imported)?;
+    let plan = plan(&lists, imported)?;
     for message in &plan.clamped {
         eprintln!("import: {message}");
     }
@@ -211,7 +217,7 @@ pub fn run(args: Args) -> Result<()> {
     for (list, values) in lists.iter().zip(&plan.values) {
         list.render(values)?;
     }
-    if !args.dry_run {
+    if !dry_run {
         for (list, values) in lists.iter_mut().zip(&plan.values) {
             list.write_values(values)?;
         }
@@ -219,7 +225,7 @@ pub fn run(args: Args) -> Result<()> {
     eprintln!(
         "import: {} values from {source}{}: {} changed, {} rounded to integers, {} clamped; {} parameters of the files were not in the list and kept their values{}",
         imported.len(),
-        if args.dry_run {
+        if dry_run {
             " (dry run: nothing written)"
         } else {
             ""
@@ -228,13 +234,10 @@ pub fn run(args: Args) -> Result<()> {
         plan.rounded,
         plan.clamped.len(),
         plan.untouched,
-        if args.dry_run {
+        if dry_run {
             String::new()
         } else {
-            format!(
-                "; wrote {}",
-                crate::param_files::paths_text(&args.files, ", ")
-            )
+            format!("; wrote {}", crate::param_files::paths_text(files, ", "))
         }
     );
     Ok(())
