@@ -90,20 +90,6 @@ impl Tune {
         }
     }
 
-    /// One whole iteration: perturb, let `play` score θ+ against θ− (wins minus losses
-    /// over [`Rules::pairs_per_iteration`] pairs), apply.
-    pub fn step(
-        &mut self,
-        state: &mut TuneState,
-        k: u64,
-        draws: &mut dyn Draws,
-        play: &mut dyn FnMut(&Pair) -> i32,
-    ) {
-        let pair = self.perturb(k, state, draws);
-        let result = play(&pair);
-        self.apply(state, k, &pair, result);
-    }
-
     /// What the run hands back: θ averaged when it averages, else the last θ.
     pub fn result(&self, state: &TuneState) -> Vec<f64> {
         match self.average {

@@ -1,6 +1,7 @@
 //! One simulated tune: a rule set plays game pairs on a landscape until its planned
 //! budget is spent, and the Elo its result loses against the optimum is measured.
 
+use std::collections::VecDeque;
 use std::ops::Range;
 
 use rand::SeedableRng;
@@ -62,6 +63,26 @@ pub struct Tuner {
     pub average_power: f64,
     /// The probe of `design`.
     pub probe: ProbePlan,
+    /// How the pairs are handed out, as a server hands them to workers.
+    pub handouts: Handouts,
+}
+
+/// How a server hands out pairs: `batch` pairs at one θ± per handout (an OpenBench
+/// client whose runners share one perturbation, `SINGLE`, or a `spsa_pairs_per` above
+/// 1), and `in_flight` handouts out at once, each drawn at θ as it stands then and
+/// applied when it comes back, after the `in_flight − 1` drawn before it: θ± are
+/// that many handouts stale. 1 and 1: one pair at a time, as `tuner spsa` on one thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handouts {
+    pub batch: u64,
+    pub in_flight: u64,
+}
+
+impl Handouts {
+    pub const SERIAL: Handouts = Handouts {
+        batch: 1,
+        in_flight: 1,
+    };
 }
 
 impl Tuner {
@@ -155,6 +176,16 @@ impl Tuner {
         }
     }
 
+    /// The handouts as a report says them; nothing for one pair at a time.
+    fn handouts_text(&self) -> String {
+        match self.handouts {
+            Handouts::SERIAL => String::new(),
+            Handouts { batch, in_flight } => {
+                format!("; {batch} pairs a handout, {in_flight} handouts out at once")
+            }
+        }
+    }
+
     /// One line for reports.
     pub fn describe(&self) -> String {
         let gains = format!(
@@ -179,8 +210,10 @@ impl Tuner {
                     p => format!("θ after pair k weighted by k^{p}"),
                 };
                 format!(
-                    "design (probe: {} of the pairs in {} stages{scales}; {average})",
-                    self.probe.share, self.probe.stages
+                    "design (probe: {} of the pairs in {} stages{scales}; {average}{})",
+                    self.probe.share,
+                    self.probe.stages,
+                    self.handouts_text()
                 )
             }
             RuleSet::Constant => format!(
@@ -246,21 +279,61 @@ impl Experiment {
                 .map(|_| i32::from(self.outcome.pair_half_points(elo, &mut luck)) - 2)
                 .sum()
         };
-        for k in 1..=iterations {
-            tune.step(&mut state, k, &mut draws, &mut play);
-            if gain_every > 0 && k > window && (k - window).is_multiple_of(gain_every) {
-                let so_far: Vec<i32> = tune
-                    .result(&state)
-                    .iter()
-                    .map(|v| v.round() as i32)
-                    .collect();
-                let elo = self.landscape.elo_difference(&so_far, &start);
-                let half_points = self.outcome.pair_half_points(elo, &mut gain_luck);
-                tally.penta[usize::from(half_points)] += 1;
+        let Handouts { batch, in_flight } = self.tuner.handouts;
+        let mut out: VecDeque<(u64, Pair)> = VecDeque::new();
+        let mut applied = 0;
+        for k in (1..=iterations).step_by(batch as usize) {
+            out.push_back((k, tune.perturb(k, &state, &mut draws)));
+            let last_handout = k + batch > iterations;
+            while out.len() as u64 >= in_flight || (last_handout && !out.is_empty()) {
+                let (first, pair) = out.pop_front().expect("a handout is out");
+                for k in first..(first + batch).min(iterations + 1) {
+                    let result = play(&pair);
+                    tune.apply(&mut state, k, &pair, result);
+                    applied = k;
+                    self.gain_pair(
+                        &tune,
+                        &state,
+                        k,
+                        window,
+                        gain_every,
+                        &start,
+                        &mut gain_luck,
+                        &mut tally,
+                    );
+                }
             }
         }
+        debug_assert_eq!(applied, iterations);
         let result = tune.result(&state).iter().map(|v| v.round()).collect();
         (result, tally)
+    }
+
+    /// After iteration k of the averaging window, every `gain_every`-th: one gain pair of
+    /// the result so far against the start, counted in `tally`.
+    #[allow(clippy::too_many_arguments)]
+    fn gain_pair(
+        &self,
+        tune: &Tune,
+        state: &TuneState,
+        k: u64,
+        window: u64,
+        gain_every: u64,
+        start: &[i32],
+        gain_luck: &mut SmallRng,
+        tally: &mut Tally,
+    ) {
+        if gain_every == 0 || k <= window || !(k - window).is_multiple_of(gain_every) {
+            return;
+        }
+        let so_far: Vec<i32> = tune
+            .result(state)
+            .iter()
+            .map(|v| v.round() as i32)
+            .collect();
+        let elo = self.landscape.elo_difference(&so_far, start);
+        let half_points = self.outcome.pair_half_points(elo, gain_luck);
+        tally.penta[usize::from(half_points)] += 1;
     }
 
     /// [`Experiment::final_loss`] for each seed number in `seeds`, in parallel.
