@@ -251,10 +251,11 @@ mod tests {
         ParamList::parse(Path::new(name), text.to_string()).unwrap()
     }
 
-    /// The texts a real OpenBench instance returned for one tune (tests/data/openbench):
-    /// its outputs, digest and input lines give the same values.
+    /// The texts a real OpenBench instance returned for a tune that played 640 games
+    /// (tests/data/openbench): its outputs are the digest's current values rounded to
+    /// integers, and its input lines give the digest's start values.
     #[test]
-    fn openbench_outputs_digest_and_inputs_give_the_same_values() {
+    fn openbench_outputs_digest_and_inputs_agree() {
         let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/openbench");
         let read = |name: &str| std::fs::read_to_string(data.join(name)).unwrap();
         let values = |name: &str| -> Vec<(String, f64)> {
@@ -264,10 +265,25 @@ mod tests {
                 .map(|i| (i.name, i.value))
                 .collect()
         };
-        let outputs = values("outputs.txt");
-        assert_eq!(outputs.len(), 3, "{outputs:?}");
-        assert_eq!(values("digest.txt"), outputs);
-        assert_eq!(values("inputs.txt"), outputs);
+        let (outputs, digest, inputs) = (
+            values("outputs.txt"),
+            values("digest.txt"),
+            values("inputs.txt"),
+        );
+        assert_eq!(outputs.len(), 4, "{outputs:?}");
+        let rounded: Vec<(String, f64)> =
+            digest.iter().map(|(n, v)| (n.clone(), v.round())).collect();
+        assert_eq!(outputs, rounded);
+        assert_ne!(digest, inputs, "the tune moved its values");
+        let starts: Vec<(String, f64)> = read("digest.txt")
+            .lines()
+            .skip(1)
+            .map(|row| {
+                let f: Vec<&str> = row.split(',').collect();
+                (f[0].to_string(), f[2].parse().unwrap())
+            })
+            .collect();
+        assert_eq!(inputs, starts);
     }
 
     #[test]

@@ -524,16 +524,21 @@ mod tests {
     fn a_real_instances_digest_and_info_make_a_snapshot() {
         let (games, over) = parse_info(&data("info.json")).unwrap();
         let s = snapshot(&data("digest.txt"), games, over).unwrap();
-        assert_eq!(s.names, ["asp_delta", "asp_widen_pct", "asp_min_depth"]);
-        assert_eq!(s.theta, [21.0, 149.0, 2.0]);
-        assert_eq!(s.games, games);
+        assert_eq!(
+            s.names,
+            ["asp_delta", "asp_widen_pct", "asp_min_depth", "rfp_margin"]
+        );
+        assert_eq!(s.theta, [15.15, 196.85, 3.045, 20.0]);
+        assert_eq!((s.games, s.finished), (640, true));
     }
 
+    /// The info a real instance returned for a finished GAMES workload.
     #[test]
     fn info_of_a_games_workload_is_refused() {
-        let text = data("info.json").replace("\"SPSA\"", "\"SPRT\"");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/openbench-games");
+        let text = std::fs::read_to_string(dir.join("info.json")).unwrap();
         let e = parse_info(&text).unwrap_err().to_string();
-        assert!(e.contains("not an SPSA tune"), "{e}");
+        assert!(e.contains("is a GAMES workload, not an SPSA tune"), "{e}");
     }
 
     /// Snapshots every pair: the average is Σ k²·θ_k / Σ k².

@@ -319,7 +319,9 @@ pub(crate) mod scripted {
         }
 
         pub fn step(&mut self, k: u64, draws: &mut dyn Draws, play: &mut dyn FnMut(&Pair) -> i32) {
-            self.tune.step(&mut self.state, k, draws, play);
+            let pair = self.perturb(k, draws);
+            let result = play(&pair);
+            self.update(k, &pair, result);
         }
 
         pub fn theta(&self) -> &[f64] {
