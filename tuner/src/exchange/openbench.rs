@@ -315,34 +315,100 @@ fn default_journal(id: u64) -> PathBuf {
     run_files::in_run_dir(format!("openbench-{id}.follow.jsonl"))
 }
 
-fn fetch(agent: &ureq::Agent, url: &str) -> Result<String> {
-    agent
-        .get(url)
-        .call()
-        .with_context(|| format!("cannot fetch {url}"))?
-        .body_mut()
-        .read_to_string()
-        .with_context(|| format!("cannot read the answer of {url}"))
+/// Polls a server misses in a row before `follow` gives up: at the default interval,
+/// ten minutes of an instance down or unreachable.
+const MAX_MISSED_POLLS: u32 = 20;
+
+/// One workload of one instance, as `follow` polls it.
+struct Instance {
+    agent: ureq::Agent,
+    server: String,
+    id: u64,
+}
+
+impl Instance {
+    fn new(server: &str, id: u64) -> Result<Instance> {
+        let server = server.trim_end_matches('/');
+        if !(server.starts_with("http://") || server.starts_with("https://")) {
+            bail!("the server must be an http:// or https:// address, got '{server}'");
+        }
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_secs(60)))
+            .build()
+            .into();
+        Ok(Instance {
+            agent,
+            server: server.to_string(),
+            id,
+        })
+    }
+
+    /// GET `<server>/api/<kind>/<id>/<what>/`.
+    fn fetch(&self, kind: &str, what: &str) -> Result<String> {
+        let url = format!("{}/api/{kind}/{}/{what}/", self.server, self.id);
+        self.agent
+            .get(&url)
+            .call()
+            .with_context(|| format!("cannot fetch {url}"))?
+            .body_mut()
+            .read_to_string()
+            .with_context(|| format!("cannot read the answer of {url}"))
+    }
+
+    /// The workload's θ and games now, `Ok(None)` when the server did not answer (said
+    /// on stderr: the next poll tries again); an answer that is not a tune's is an error.
+    fn poll(&self) -> Result<Option<Snapshot>> {
+        let texts = self
+            .fetch("workload", "info")
+            .and_then(|info| Ok((info, self.fetch("spsa", "digest")?)));
+        let (info, digest) = match texts {
+            Ok(texts) => texts,
+            Err(e) => {
+                eprintln!("openbench: {e:#}; trying again at the next poll");
+                return Ok(None);
+            }
+        };
+        let (games, over) = parse_info(&info)?;
+        snapshot(&digest, games, over).map(Some)
+    }
+}
+
+/// Waits `seconds`, or returns `Stopped` on Ctrl-C after saying how to go on.
+fn wait_or_stop(seconds: f64, journal: &Path) -> Result<()> {
+    let until = std::time::Instant::now() + Duration::from_secs_f64(seconds);
+    while std::time::Instant::now() < until {
+        if crate::interrupt::requested() {
+            eprintln!(
+                "openbench: stopped; run the same command again to go on following ({})",
+                journal.display()
+            );
+            return Err(crate::interrupt::Stopped.into());
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    Ok(())
+}
+
+/// The last snapshot a journal holds, if any.
+fn last_snapshot(journal: &Path) -> Result<Option<Snapshot>> {
+    match std::fs::read_to_string(journal) {
+        Ok(text) => Ok(read_journal(&text, &journal.display().to_string())?.pop()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", journal.display())),
+    }
 }
 
 fn follow(args: FollowArgs) -> Result<()> {
     if !(args.every.is_finite() && args.every >= 1.0) {
         bail!("--every must be at least 1 second, got {}", args.every);
     }
-    let server = args.server.trim_end_matches('/');
-    if !(server.starts_with("http://") || server.starts_with("https://")) {
-        bail!("the server must be an http:// or https:// address, got '{server}'");
-    }
+    let instance = Instance::new(&args.server, args.id)?;
     let journal = args
         .journal
         .clone()
         .unwrap_or_else(|| default_journal(args.id));
     let _lock = run_files::lock_outputs([(journal.as_path(), "--journal")])?;
-    let mut last = match std::fs::read_to_string(&journal) {
-        Ok(text) => read_journal(&text, &journal.display().to_string())?.pop(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", journal.display())),
-    };
+    let mut last = last_snapshot(&journal)?;
     if last.as_ref().is_some_and(|s| s.finished) {
         eprintln!(
             "openbench: {} already ends with the finished tune",
@@ -350,59 +416,60 @@ fn follow(args: FollowArgs) -> Result<()> {
         );
         return Ok(());
     }
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(Duration::from_secs(60)))
-        .build()
-        .into();
     crate::interrupt::install("after this poll");
+    let mut missed = 0;
     loop {
-        let info = fetch(&agent, &format!("{server}/api/workload/{}/info/", args.id))?;
-        let (games, over) = parse_info(&info)?;
-        let digest = fetch(&agent, &format!("{server}/api/spsa/{}/digest/", args.id))?;
-        let snap = snapshot(&digest, games, over)?;
-        if let Some(prev) = &last
-            && snap.names != prev.names
-        {
-            bail!(
-                "{} follows another tune (its parameters differ from workload {}'s): give another --journal",
-                journal.display(),
-                args.id
-            );
-        }
-        if last
-            .as_ref()
-            .is_none_or(|p| p.games != snap.games || p.finished != snap.finished)
-        {
-            append(&journal, &snap)?;
-            eprintln!(
-                "openbench: workload {} {} games{}: {}",
-                args.id,
-                snap.games,
-                if snap.finished { " (over)" } else { "" },
-                journal.display()
-            );
-            last = Some(snap);
+        match instance.poll()? {
+            None => {
+                missed += 1;
+                if missed >= MAX_MISSED_POLLS {
+                    bail!(
+                        "{} did not answer {missed} polls in a row; the journal keeps what was followed: run the same command again to go on",
+                        instance.server
+                    );
+                }
+            }
+            Some(snap) => {
+                missed = 0;
+                if record(&journal, last.as_ref(), &snap, args.id)? {
+                    last = Some(snap);
+                }
+            }
         }
         if last.as_ref().is_some_and(|s| s.finished) || args.once {
             break;
         }
-        let until = std::time::Instant::now() + Duration::from_secs_f64(args.every);
-        while std::time::Instant::now() < until {
-            if crate::interrupt::requested() {
-                eprintln!(
-                    "openbench: stopped; run the same command again to go on following ({})",
-                    journal.display()
-                );
-                return Err(crate::interrupt::Stopped.into());
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
+        wait_or_stop(args.every, &journal)?;
     }
     eprintln!(
         "openbench: the average: tuner openbench average {} <files>",
         journal.display()
     );
     Ok(())
+}
+
+/// Appends `snap` when the games grew or the tune ended since `last`; refuses a
+/// journal of another tune. Whether it appended.
+fn record(journal: &Path, last: Option<&Snapshot>, snap: &Snapshot, id: u64) -> Result<bool> {
+    if let Some(prev) = last {
+        if snap.names != prev.names {
+            bail!(
+                "{} follows another tune (its parameters differ from workload {id}'s): give another --journal",
+                journal.display()
+            );
+        }
+        if prev.games == snap.games && prev.finished == snap.finished {
+            return Ok(false);
+        }
+    }
+    append(journal, snap)?;
+    eprintln!(
+        "openbench: workload {id} {} games{}: {}",
+        snap.games,
+        if snap.finished { " (over)" } else { "" },
+        journal.display()
+    );
+    Ok(true)
 }
 
 /// Appends one whole line; a journal left without its final newline by a kill is
@@ -580,7 +647,7 @@ mod tests {
     /// A killed follow's half line is cut away before the next snapshot is appended.
     #[test]
     fn append_repairs_a_journal_cut_short() {
-        let dir = tempfile_dir();
+        let dir = tempfile_dir("append");
         let path = dir.join("j.jsonl");
         let whole = serde_json::to_string(&snap(2, &[1.0])).unwrap();
         std::fs::write(&path, format!("{whole}\n{{\"games\": 4, \"fin")).unwrap();
@@ -593,10 +660,85 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    fn tempfile_dir() -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("occam-openbench-{}", std::process::id()));
+    fn tempfile_dir(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("occam-openbench-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         dir
+    }
+
+    /// A server on 127.0.0.1 that answers `requests` GETs with the texts a real
+    /// instance returned: the workload's info, or the tune's digest.
+    fn serve_recorded(requests: usize) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = format!("http://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(requests) {
+                let mut stream = stream.unwrap();
+                let mut request = [0u8; 4096];
+                let n = std::io::Read::read(&mut stream, &mut request).unwrap();
+                let head = String::from_utf8_lossy(&request[..n]).to_string();
+                let body = if head.starts_with("GET /api/workload/5/info/") {
+                    data("info.json")
+                } else {
+                    assert!(head.starts_with("GET /api/spsa/5/digest/"), "{head}");
+                    data("digest.txt")
+                };
+                write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .unwrap();
+            }
+        });
+        address
+    }
+
+    /// Following a finished tune journals it once; following it again fetches nothing.
+    #[test]
+    fn follow_journals_what_an_instance_answers_and_stops_when_the_tune_is_over() {
+        let dir = tempfile_dir("follow");
+        let journal = dir.join("j.jsonl");
+        let args = |server: String| FollowArgs {
+            server,
+            id: 5,
+            journal: Some(journal.clone()),
+            every: 1.0,
+            once: false,
+        };
+        follow(args(serve_recorded(2))).unwrap();
+        let snaps = read_journal(&std::fs::read_to_string(&journal).unwrap(), "j").unwrap();
+        assert_eq!(snaps.len(), 1);
+        assert_eq!((snaps[0].games, snaps[0].finished), (640, true));
+        follow(args("http://127.0.0.1:9".to_string())).unwrap();
+        assert_eq!(
+            read_journal(&std::fs::read_to_string(&journal).unwrap(), "j").unwrap(),
+            snaps
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_server_that_is_not_http_is_refused() {
+        let e = Instance::new("ftp://example.org", 1)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("http:// or https://"), "{e}");
+    }
+
+    /// A snapshot of other parameters is refused; one with the same games is not journaled.
+    #[test]
+    fn record_appends_only_a_tune_that_moved() {
+        let dir = tempfile_dir("record");
+        let path = dir.join("j.jsonl");
+        assert!(record(&path, None, &snap(2, &[1.0]), 7).unwrap());
+        assert!(!record(&path, Some(&snap(2, &[1.0])), &snap(2, &[1.5]), 7).unwrap());
+        let mut other = snap(4, &[1.0]);
+        other.names = vec!["q0".into()];
+        assert!(record(&path, Some(&snap(2, &[1.0])), &other, 7).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// With α = γ = 0 OpenBench plays c = c_end and R = r_end: the plan's lines carry the
