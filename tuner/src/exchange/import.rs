@@ -193,18 +193,17 @@ pub fn run(args: Args) -> Result<()> {
         (text, args.values.display().to_string())
     };
     let imported = parse_values(&text, &source)?;
-    let _locks = if args.dry_run {
-        WriteLocks::default()
-    } else {
-        WriteLocks::acquire(&args.files)?
-    };
     write(&imported, &source, &args.files, args.dry_run)
 }
 
 /// Writes `imported` (read from `source`) into `files`, each replaced atomically after
-/// all of them rendered; `dry_run` only says what would change. The caller holds the
-/// files' write locks.
+/// all of them rendered, under their write locks; `dry_run` only says what would change.
 pub fn write(imported: &[Imported], source: &str, files: &[PathBuf], dry_run: bool) -> Result<()> {
+    let _locks = if dry_run {
+        WriteLocks::default()
+    } else {
+        WriteLocks::acquire(files)?
+    };
     let mut lists = files
         .iter()
         .map(|p| ParamList::load(p))

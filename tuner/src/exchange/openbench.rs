@@ -27,7 +27,7 @@ use super::import::{self, Imported};
 use crate::design;
 use crate::param_files::lists::{ExternalParam, ParamList};
 use crate::param_files::write_atomically;
-use crate::run_files::{self, WriteLocks};
+use crate::run_files;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -560,11 +560,6 @@ fn average(args: AverageArgs) -> Result<()> {
             line: i + 1,
         })
         .collect();
-    let _locks = if args.dry_run {
-        WriteLocks::default()
-    } else {
-        WriteLocks::acquire(&args.files)?
-    };
     import::write(&imported, &source, &args.files, args.dry_run)
 }
 
@@ -647,7 +642,7 @@ mod tests {
     /// A killed follow's half line is cut away before the next snapshot is appended.
     #[test]
     fn append_repairs_a_journal_cut_short() {
-        let dir = tempfile_dir("append");
+        let dir = crate::test_util::scratch_dir("append");
         let path = dir.join("j.jsonl");
         let whole = serde_json::to_string(&snap(2, &[1.0])).unwrap();
         std::fs::write(&path, format!("{whole}\n{{\"games\": 4, \"fin")).unwrap();
@@ -658,13 +653,6 @@ mod tests {
             [snap(2, &[1.0]), snap(4, &[2.0])]
         );
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    fn tempfile_dir(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("occam-openbench-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
     }
 
     /// A server on 127.0.0.1 that answers `requests` GETs with the texts a real
@@ -698,7 +686,7 @@ mod tests {
     /// Following a finished tune journals it once; following it again fetches nothing.
     #[test]
     fn follow_journals_what_an_instance_answers_and_stops_when_the_tune_is_over() {
-        let dir = tempfile_dir("follow");
+        let dir = crate::test_util::scratch_dir("follow");
         let journal = dir.join("j.jsonl");
         let args = |server: String| FollowArgs {
             server,
@@ -731,7 +719,7 @@ mod tests {
     /// A snapshot of other parameters is refused; one with the same games is not journaled.
     #[test]
     fn record_appends_only_a_tune_that_moved() {
-        let dir = tempfile_dir("record");
+        let dir = crate::test_util::scratch_dir("record");
         let path = dir.join("j.jsonl");
         assert!(record(&path, None, &snap(2, &[1.0]), 7).unwrap());
         assert!(!record(&path, Some(&snap(2, &[1.0])), &snap(2, &[1.5]), 7).unwrap());
