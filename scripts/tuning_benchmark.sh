@@ -16,6 +16,10 @@
 #                                  match that verifies the gain it printed
 #                          full    the design at fishtest's budget (BUDGET games) and its
 #                                  recovery match
+#                          ob      the design's budget on a local OpenBench instance: the
+#                                  design's gains and OpenBench's own schedule, their
+#                                  recoveries, and a head-to-head with the design (not
+#                                  part of `all`; see step_ob)
 #                        (default: all five)
 #   report               the markdown table of what is done so far
 #
@@ -491,6 +495,92 @@ step_full() { # SEED
     match "$dir/recovery" design-full "$dir/tuned.spsa" detuned "$DETUNED" "$SELECT_PAIRS" $((OPENING_SEED + s))
 }
 
+# --- the same budget on OpenBench ----------------------------------------------------
+
+# An OpenBench instance on this machine (scripts/openbench_local.sh: `up` done, its
+# clients running) plays two tunes of the design's budget from the detuned start: the
+# design's constant gains (`tuner openbench plan`, c scaled as the one-machine design's
+# probe found, its probe's pairs counted in the budget), followed and averaged as the
+# design averages; and OpenBench's own decaying schedule from the pinned files' c_end and
+# r_end (`tuner export --format openbench`), its last θ. Knobs of this run: OB_URL
+# [http://127.0.0.1:8000], OB_PAIRS_PER (OpenBench's spsa_pairs_per) [10], OB_H2H_PAIRS
+# [2000].
+OB_URL=${OB_URL:-http://127.0.0.1:8000}
+OB_PAIRS_PER=${OB_PAIRS_PER:-10}
+OB_H2H_PAIRS=${OB_H2H_PAIRS:-2000}
+
+# The c factor and the pairs of the probe the one-machine design's tune of seed s played
+# ("1 0" when it played none), from its plan line.
+probe_of() { # SEED
+    local log=$STATE/seed-$1/design/log line
+    line=$(grep -m1 '^spsa: plan: ' "$log") || fail "no plan line in $log"
+    if [[ $line =~ times\ ([0-9.]+)\ as\ a\ probe\ of\ ([0-9]+)\ pairs ]]; then
+        echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
+    else
+        echo "1 0"
+    fi
+}
+
+# ob_tune DIR MODE SEED: MODE design or default. Creates the workload once (its id in
+# DIR/workload.txt), follows it to its end into DIR/follow.jsonl and writes DIR/tuned.spsa
+# (the design: the average; default: the last θ, what OpenBench gives).
+ob_tune() {
+    local dir=$1 mode=$2 s=$3 label=${1#"$STATE"/} pairs scale probe id
+    if [[ -s $dir/tuned.spsa ]]; then
+        say "$label: done"
+        return
+    fi
+    setup_tuner
+    mkdir -p "$dir"
+    if [[ ! -s $dir/workload.txt ]]; then
+        read -r scale probe < <(probe_of "$s")
+        pairs=$(((DESIGN_PAIRS - probe) / OB_PAIRS_PER * OB_PAIRS_PER))
+        ((pairs > 0)) || fail "$label: no pairs left for OpenBench after the probe's $probe"
+        local alpha=0 gamma=0 a_ratio=0
+        if [[ $mode == design ]]; then
+            "$TUNER" openbench plan "$DETUNED" --pairs "$pairs" --pairs-per "$OB_PAIRS_PER" \
+                --c-scale "$scale" -o "$dir/inputs.spsa" >"$dir/form.txt" 2>>"$dir/log" ||
+                fail "$label: tuner openbench plan failed (log $dir/log)"
+        else
+            pairs=$((DESIGN_PAIRS / OB_PAIRS_PER * OB_PAIRS_PER))
+            grid_start "$dir/start.spsa" "$(cut -d, -f7 "$PINNED" | head -1 | tr -d ' ')" 1
+            "$TUNER" export "$dir/start.spsa" --format openbench -o "$dir/inputs.spsa" 2>>"$dir/log" ||
+                fail "$label: tuner export failed (log $dir/log)"
+            alpha=0.602 gamma=0.101 a_ratio=0.1
+        fi
+        id=$("$ROOT/scripts/openbench_local.sh" REF="$ENGINE_REV" NODES="$NODES" \
+            SPSA_INPUTS="$dir/inputs.spsa" ITERATIONS=$((pairs / OB_PAIRS_PER)) \
+            PAIRS_PER="$OB_PAIRS_PER" ALPHA=$alpha GAMMA=$gamma A_RATIO=$a_ratio tune 2>>"$dir/log" |
+            tail -1)
+        [[ $id =~ ^[0-9]+$ ]] || fail "$label: openbench_local.sh tune gave no workload id (log $dir/log)"
+        echo "$id $pairs $OB_PAIRS_PER $OB_URL" >"$dir/workload.txt"
+        say "$label: OpenBench workload $id, $pairs pairs ($((pairs / OB_PAIRS_PER)) iterations of $OB_PAIRS_PER)"
+    fi
+    read -r id pairs _ _ <"$dir/workload.txt"
+    say "$label: following workload $id (log $dir/log)"
+    run_tuner "$dir/log" "$TUNER" openbench follow "$OB_URL" "$id" --journal "$dir/follow.jsonl" \
+        --every 5 || fail "$label: tuner openbench follow stopped (log $dir/log)"
+    local last=()
+    [[ $mode == design ]] || last=(--last)
+    cp "$DETUNED" "$dir/work.spsa"
+    "$TUNER" openbench average "$dir/follow.jsonl" "$dir/work.spsa" "${last[@]}" 2>>"$dir/log" ||
+        fail "$label: tuner openbench average failed (log $dir/log)"
+    cp "$dir/work.spsa" "$dir/tuned.spsa.tmp" && mv "$dir/tuned.spsa.tmp" "$dir/tuned.spsa"
+}
+
+# Seed s on OpenBench: both tunes, their recoveries (from the selection's openings), and
+# the OpenBench design against the one-machine design (from openings no leg saw).
+step_ob() { # SEED
+    local s=$1 dir=$STATE/seed-$1/openbench
+    step_design "$s"
+    ob_tune "$dir/design" design "$s"
+    match "$dir/design/recovery" ob-design "$dir/design/tuned.spsa" detuned "$DETUNED" "$SELECT_PAIRS" $((OPENING_SEED + s))
+    ob_tune "$dir/default" default "$s"
+    match "$dir/default/recovery" ob-default "$dir/default/tuned.spsa" detuned "$DETUNED" "$SELECT_PAIRS" $((OPENING_SEED + s))
+    match "$dir/h2h" ob-design "$dir/design/tuned.spsa" design "$STATE/seed-$s/design/tuned.spsa" \
+        "$OB_H2H_PAIRS" $((OPENING_SEED + 3000 + s))
+}
+
 step_report() {
     python3 - "$STATE" "$KNOBS_FILE" "$DETUNED_PARAMS" "$DESIGN_PAIRS" "$FISHTEST_PAIRS" <<'EOF' | tee "$STATE/report.md"
 import datetime, glob, math, os, sys
@@ -633,7 +723,7 @@ engine)
     ;;
 loss) step_loss ;;
 seed)
-    [[ ${2:-} =~ ^[0-9]+$ ]] || fail "usage: seed N [design|grid|h2h|gain|full]"
+    [[ ${2:-} =~ ^[0-9]+$ ]] || fail "usage: seed N [design|grid|h2h|gain|full|ob]"
     in_seeds "$2"
     case ${3:-all} in
     design) step_design "$2" ;;
@@ -641,14 +731,15 @@ seed)
     h2h) step_h2h "$2" ;;
     gain) step_gain "$2" ;;
     full) step_full "$2" ;;
+    ob) step_ob "$2" ;;
     all)
         step_h2h "$2"
         step_gain "$2"
         step_full "$2"
         ;;
-    *) fail "seed $2: the part is design, grid, h2h, gain or full, got '$3'" ;;
+    *) fail "seed $2: the part is design, grid, h2h, gain, full or ob, got '$3'" ;;
     esac
     ;;
 report) step_report ;;
-*) fail "unknown step '$STEP': all, engine, loss, seed N [design|grid|h2h|gain|full], report" ;;
+*) fail "unknown step '$STEP': all, engine, loss, seed N [design|grid|h2h|gain|full|ob], report" ;;
 esac
