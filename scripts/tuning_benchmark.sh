@@ -502,7 +502,7 @@ step_full() { # SEED
 # design's constant gains (`tuner openbench plan`, c scaled as the one-machine design's
 # probe found, its probe's pairs counted in the budget), followed and averaged as the
 # design averages; and OpenBench's own decaying schedule from the pinned files' c_end and
-# r_end (`tuner export --format openbench`), its last θ. Knobs of this run: OB_URL
+# r_end (the lines `tuner export --format openbench` writes), its last θ. Knobs of this run: OB_URL
 # [http://127.0.0.1:8000], OB_PAIRS_PER (OpenBench's spsa_pairs_per) [10], OB_H2H_PAIRS
 # [2000].
 OB_URL=${OB_URL:-http://127.0.0.1:8000}
@@ -543,9 +543,9 @@ ob_tune() {
                 fail "$label: tuner openbench plan failed (log $dir/log)"
         else
             pairs=$((DESIGN_PAIRS / OB_PAIRS_PER * OB_PAIRS_PER))
-            grid_start "$dir/start.spsa" "$(cut -d, -f7 "$PINNED" | head -1 | tr -d ' ')" 1
-            "$TUNER" export "$dir/start.spsa" --format openbench -o "$dir/inputs.spsa" 2>>"$dir/log" ||
-                fail "$label: tuner export failed (log $dir/log)"
+            # OpenBench's input lines as `tuner export --format openbench` writes them
+            # from a file with these values, c_end and r_end.
+            grid_start "$dir/inputs.spsa" "$(cut -d, -f7 "$PINNED" | head -1 | tr -d ' ')" 1
             alpha=0.602 gamma=0.101 a_ratio=0.1
         fi
         id=$("$ROOT/scripts/openbench_local.sh" REF="$ENGINE_REV" NODES="$NODES" \
@@ -583,7 +583,7 @@ step_ob() { # SEED
 
 step_report() {
     python3 - "$STATE" "$KNOBS_FILE" "$DETUNED_PARAMS" "$DESIGN_PAIRS" "$FISHTEST_PAIRS" <<'EOF' | tee "$STATE/report.md"
-import datetime, glob, math, os, sys
+import datetime, glob, json, math, os, sys
 state, knobs_file, names, design_pairs, fishtest_pairs = sys.argv[1:6]
 design_pairs, fishtest_pairs = int(design_pairs), int(fishtest_pairs)
 knobs = dict(l.rstrip("\n").split("=", 1) for l in open(knobs_file) if "=" in l and not l.startswith("#"))
@@ -691,6 +691,28 @@ if full_rows:
     print("| seed | design vs detuned (Elo) | best grid point | its match vs detuned (Elo) | difference (Elo) | the design's share |")
     print("|---|---|---|---|---|---|")
     print("\n".join(full_rows))
+ob_rows = []
+for s in knobs["SEEDS"].split():
+    ob = f"seed-{s}/openbench"
+    if not os.path.isdir(f"{state}/{ob}"):
+        continue
+    played = []
+    for leg in ("design", "default"):
+        try:
+            wid = open(f"{state}/{ob}/{leg}/workload.txt").read().split()[0]
+            lines = open(f"{state}/{ob}/{leg}/follow.jsonl").read().splitlines()
+            played.append(f"{json.loads(lines[-1])['games']:,} (workload {wid})")
+        except (FileNotFoundError, IndexError, ValueError, KeyError):
+            played.append("—")
+    ob_rows.append(f"| {s} | {fmt(result(f'seed-{s}/design/recovery'))} | {fmt(result(f'{ob}/design/recovery'))} "
+                   f"| {fmt(result(f'{ob}/default/recovery'))} | {fmt(result(f'{ob}/h2h'))} | {played[0]} / {played[1]} |")
+if ob_rows:
+    print()
+    print("On OpenBench (`seed N ob`), the design's budget: recoveries against the detuned start, and the OpenBench design against the one-machine design:")
+    print()
+    print("| seed | design, one machine (Elo) | design on OpenBench (Elo) | OpenBench's schedule (Elo) | OpenBench design vs one-machine design (Elo) | OpenBench games: design / schedule |")
+    print("|---|---|---|---|---|---|")
+    print("\n".join(ob_rows))
 print()
 print("Knobs: " + ", ".join(f"{k}={v!r}" if (" " in v or not v) else f"{k}={v}" for k, v in knobs.items()) + ".")
 print("Tuner: " + ("; ".join(tuners) if tuners else "none yet") + ".")
