@@ -279,7 +279,7 @@ EOF
 }
 
 # The start of one fishtest grid point: the detuned values, c_end = scale × the pinned
-# c_end, r_end the point's.
+# c_end, r_end the point's (R_END `pinned`: each parameter's pinned r_end).
 grid_start() { # OUT R_END C_SCALE
     python3 - "$PINNED" "$DETUNED" "$@" <<'EOF' || fail "writing the grid point's file $1 failed"
 import sys
@@ -288,8 +288,9 @@ start = {l.split(",")[0]: l.split(",")[2].strip() for l in open(detuned) if l.st
 lines = []
 for l in open(pinned):
     if l.strip():
-        name, kind, _, vmin, vmax, c_end, _ = [x.strip() for x in l.split(",")]
-        lines.append(f"{name}, {kind}, {start[name]}, {vmin}, {vmax}, {float(c_end) * float(scale):g}, {r_end}")
+        name, kind, _, vmin, vmax, c_end, pinned_r = [x.strip() for x in l.split(",")]
+        r = pinned_r if r_end == "pinned" else r_end
+        lines.append(f"{name}, {kind}, {start[name]}, {vmin}, {vmax}, {float(c_end) * float(scale):g}, {r}")
 open(out, "w").write("\n".join(lines) + "\n")
 EOF
 }
@@ -525,7 +526,7 @@ probe_of() { # SEED
 # DIR/workload.txt), follows it to its end into DIR/follow.jsonl and writes DIR/tuned.spsa
 # (the design: the average; default: the last θ, what OpenBench gives).
 ob_tune() {
-    local dir=$1 mode=$2 s=$3 label=${1#"$STATE"/} pairs scale probe id
+    local dir=$1 mode=$2 s=$3 label=${1#"$STATE"/} pairs scale probe id url
     if [[ -s $dir/tuned.spsa ]]; then
         say "$label: done"
         return
@@ -533,11 +534,11 @@ ob_tune() {
     setup_tuner
     mkdir -p "$dir"
     if [[ ! -s $dir/workload.txt ]]; then
-        read -r scale probe < <(probe_of "$s")
-        pairs=$(((DESIGN_PAIRS - probe) / OB_PAIRS_PER * OB_PAIRS_PER))
-        ((pairs > 0)) || fail "$label: no pairs left for OpenBench after the probe's $probe"
         local alpha=0 gamma=0 a_ratio=0
         if [[ $mode == design ]]; then
+            read -r scale probe < <(probe_of "$s")
+            pairs=$(((DESIGN_PAIRS - probe) / OB_PAIRS_PER * OB_PAIRS_PER))
+            ((pairs > 0)) || fail "$label: no pairs left for OpenBench after the probe's $probe"
             "$TUNER" openbench plan "$DETUNED" --pairs "$pairs" --pairs-per "$OB_PAIRS_PER" \
                 --c-scale "$scale" -o "$dir/inputs.spsa" >"$dir/form.txt" 2>>"$dir/log" ||
                 fail "$label: tuner openbench plan failed (log $dir/log)"
@@ -545,7 +546,7 @@ ob_tune() {
             pairs=$((DESIGN_PAIRS / OB_PAIRS_PER * OB_PAIRS_PER))
             # OpenBench's input lines as `tuner export --format openbench` writes them
             # from a file with these values, c_end and r_end.
-            grid_start "$dir/inputs.spsa" "$(cut -d, -f7 "$PINNED" | head -1 | tr -d ' ')" 1
+            grid_start "$dir/inputs.spsa" pinned 1
             alpha=0.602 gamma=0.101 a_ratio=0.1
         fi
         id=$("$ROOT/scripts/openbench_local.sh" REF="$ENGINE_REV" NODES="$NODES" \
@@ -553,12 +554,13 @@ ob_tune() {
             PAIRS_PER="$OB_PAIRS_PER" ALPHA=$alpha GAMMA=$gamma A_RATIO=$a_ratio tune 2>>"$dir/log" |
             tail -1)
         [[ $id =~ ^[0-9]+$ ]] || fail "$label: openbench_local.sh tune gave no workload id (log $dir/log)"
+        # The instance that plays it is recorded with it: a resume follows that one.
         echo "$id $pairs $OB_PAIRS_PER $OB_URL" >"$dir/workload.txt"
         say "$label: OpenBench workload $id, $pairs pairs ($((pairs / OB_PAIRS_PER)) iterations of $OB_PAIRS_PER)"
     fi
-    read -r id pairs _ _ <"$dir/workload.txt"
-    say "$label: following workload $id (log $dir/log)"
-    run_tuner "$dir/log" "$TUNER" openbench follow "$OB_URL" "$id" --journal "$dir/follow.jsonl" \
+    read -r id _ _ url <"$dir/workload.txt"
+    say "$label: following workload $id on $url (log $dir/log)"
+    run_tuner "$dir/log" "$TUNER" openbench follow "$url" "$id" --journal "$dir/follow.jsonl" \
         --every 5 || fail "$label: tuner openbench follow stopped (log $dir/log)"
     local last=()
     [[ $mode == design ]] || last=(--last)
