@@ -12,6 +12,7 @@
 #                          design  the design's tune (BUDGET/4 games) and its recovery match
 #                          grid    fishtest's tunes (BUDGET games each) and the selection
 #                          h2h     the design's result against the best grid point
+#                          deep    the same two results at H2H_DEEP_NODES per move
 #                          gain    the design's tune again with its gain pairs, and the
 #                                  match that verifies the gain it printed
 #                          full    the design at fishtest's budget (BUDGET games) and its
@@ -20,7 +21,7 @@
 #                                  design's gains and OpenBench's own schedule, their
 #                                  recoveries, and a head-to-head with the design (not
 #                                  part of `all`; see step_ob)
-#                        (default: all five)
+#                        (default: all six)
 #   report               the markdown table of what is done so far
 #
 # Every tune and match has its own files under STATE; a leg whose result exists is
@@ -31,7 +32,7 @@
 #
 # Knobs of the protocol (environment): ENGINE_REV ENGINE_BENCH NODES BUDGET SEEDS GRID
 #   DETUNED_PARAMS DETUNE_SEED DETUNE_MIN DETUNE_MAX LOSS_PAIRS SELECT_PAIRS H2H_PAIRS
-#   OPENING_SEED FISHTEST_ARGS EXTRA_ARGS (defaults below; DETUNED_PARAMS: the names of
+#   H2H_DEEP_NODES H2H_DEEP_PAIRS OPENING_SEED FISHTEST_ARGS EXTRA_ARGS (defaults below; DETUNED_PARAMS: the names of
 #   the pinned engine's integer parameters to detune, search or evaluation, separated
 #   by spaces);
 # of this run only: STATE (required), THREADS (default: all cores), ENGINE (an occam
@@ -60,13 +61,15 @@ say() { echo "tuning_benchmark: $*" >&2; }
 # --- the knobs ----------------------------------------------------------------------
 
 KNOBS=(ENGINE_REV ENGINE_BENCH NODES BUDGET SEEDS GRID DETUNED_PARAMS DETUNE_SEED DETUNE_MIN
-    DETUNE_MAX LOSS_PAIRS SELECT_PAIRS H2H_PAIRS OPENING_SEED FISHTEST_ARGS EXTRA_ARGS)
+    DETUNE_MAX LOSS_PAIRS SELECT_PAIRS H2H_PAIRS H2H_DEEP_NODES H2H_DEEP_PAIRS OPENING_SEED
+    FISHTEST_ARGS EXTRA_ARGS)
 declare -A DEFAULT=(
     [ENGINE_REV]=$PINNED_REV [ENGINE_BENCH]=$PINNED_BENCH [NODES]=1000 [BUDGET]=12000
     [SEEDS]="1 2 3 4 5"
     [GRID]="0.0005:0.5 0.0005:1 0.0005:2 0.001:0.5 0.001:1 0.001:2 0.002:0.5 0.002:1 0.002:2 0.004:0.5 0.004:1 0.004:2"
     [DETUNED_PARAMS]=$FIRST_DETUNED_PARAMS [DETUNE_SEED]=1 [DETUNE_MIN]=4 [DETUNE_MAX]=10
-    [LOSS_PAIRS]=2000 [SELECT_PAIRS]=500 [H2H_PAIRS]=8000 [OPENING_SEED]=1000
+    [LOSS_PAIRS]=2000 [SELECT_PAIRS]=500 [H2H_PAIRS]=8000 [H2H_DEEP_NODES]=8000
+    [H2H_DEEP_PAIRS]=2000 [OPENING_SEED]=1000
     [FISHTEST_ARGS]="--rules fishtest" [EXTRA_ARGS]=""
 )
 
@@ -83,12 +86,13 @@ if [[ -n ${ENGINE_REV:-} && ! $ENGINE_REV =~ ^[0-9a-f]{40}$ ]]; then
         fail "ENGINE_REV '$ENGINE_REV' is not a commit of this repository"
 fi
 # The recorded value wins; a knob given that differs from it is an error, so a resume
-# cannot change the protocol halfway. SEEDS alone may grow (seeds_extend).
+# cannot change the protocol halfway. SEEDS and GRID alone may grow (list_extends).
 declare -A RECORDED=()
-SEEDS_GREW=
-# More seeds may be added to a state: SEEDS given as the recorded seeds and more (in
-# the same order, new ones after them) extends the protocol without changing a leg.
-seeds_extend() { # RECORDED GIVEN
+GREW=()
+# More seeds, or more grid points, may be added to a state: SEEDS (or GRID) given as
+# the recorded list and more (in the same order, new ones after them) extends the
+# protocol without changing a leg. A search for fishtest's best point adds points.
+list_extends() { # RECORDED GIVEN
     local -a old=($1) new=($2)
     ((${#new[@]} > ${#old[@]})) || return 1
     local i
@@ -99,15 +103,20 @@ if [[ -f $KNOBS_FILE ]]; then
         [[ $line == *=* && $line != \#* ]] || continue
         RECORDED[${line%%=*}]=${line#*=}
     done <"$KNOBS_FILE"
-    # States begun before DETUNED_PARAMS was a knob detuned the first states' list.
+    # States begun before DETUNED_PARAMS was a knob detuned the first states' list; those
+    # begun before the deep head-to-head get its defaults.
     [[ -v RECORDED[DETUNED_PARAMS] ]] || RECORDED[DETUNED_PARAMS]=$FIRST_DETUNED_PARAMS
+    for knob in H2H_DEEP_NODES H2H_DEEP_PAIRS; do
+        [[ -v RECORDED[$knob] ]] || RECORDED[$knob]=${DEFAULT[$knob]}
+    done
 fi
 for knob in "${KNOBS[@]}"; do
     if [[ -f $KNOBS_FILE ]]; then
         [[ -v RECORDED[$knob] ]] || fail "$KNOBS_FILE has no $knob: it was not written by this script"
-        if [[ $knob == SEEDS && -v SEEDS ]] && seeds_extend "${RECORDED[SEEDS]}" "$SEEDS"; then
-            RECORDED[SEEDS]=$SEEDS
-            SEEDS_GREW=1
+        if [[ ($knob == SEEDS || $knob == GRID) && -v $knob ]] &&
+            list_extends "${RECORDED[$knob]}" "${!knob}"; then
+            RECORDED[$knob]=${!knob}
+            GREW+=("$knob")
         elif [[ -v $knob && ${!knob} != "${RECORDED[$knob]}" ]]; then
             fail "$knob='${!knob}', but $STATE was started with $knob='${RECORDED[$knob]}': leave $knob out to continue it, or use another STATE"
         fi
@@ -117,7 +126,7 @@ for knob in "${KNOBS[@]}"; do
     fi
 done
 
-for knob in NODES BUDGET LOSS_PAIRS SELECT_PAIRS H2H_PAIRS ENGINE_BENCH; do
+for knob in NODES BUDGET LOSS_PAIRS SELECT_PAIRS H2H_PAIRS H2H_DEEP_NODES H2H_DEEP_PAIRS ENGINE_BENCH; do
     [[ ${!knob} =~ ^[1-9][0-9]*$ ]] || fail "$knob must be a positive integer, got '${!knob}'"
 done
 for knob in DETUNE_SEED OPENING_SEED; do
@@ -142,14 +151,16 @@ done
 [[ $(tr ' ' '\n' <<<"$SEEDS" | grep -c .) == $(tr ' ' '\n' <<<"$SEEDS" | grep . | sort -u | wc -l) ]] ||
     fail "SEEDS must not name a seed twice, got '$SEEDS'"
 [[ -n $GRID ]] || fail "GRID must name at least one point R_END:C_SCALE"
+[[ $(tr ' ' '\n' <<<"$GRID" | grep -c .) == $(tr ' ' '\n' <<<"$GRID" | grep . | sort -u | wc -l) ]] ||
+    fail "GRID must not name a point twice, got '$GRID'"
 for point in $GRID; do
     [[ $point =~ ^[0-9]*\.?[0-9]+:[0-9]*\.?[0-9]+$ ]] ||
         fail "GRID points are R_END:C_SCALE (e.g. 0.002:1), got '$point'"
 done
 [[ $ENGINE_REV =~ ^[0-9a-f]{40}$ ]] || fail "ENGINE_REV must be a commit, got '$ENGINE_REV'"
 
-if [[ ! -f $KNOBS_FILE || -n $SEEDS_GREW ]]; then
-    [[ -z $SEEDS_GREW ]] || say "SEEDS grows to $SEEDS (recorded in $KNOBS_FILE)"
+if [[ ! -f $KNOBS_FILE || ${#GREW[@]} -gt 0 ]]; then
+    for knob in "${GREW[@]}"; do say "$knob grows to ${!knob} (recorded in $KNOBS_FILE)"; done
     {
         if [[ -f $KNOBS_FILE ]]; then
             head -n 1 "$KNOBS_FILE"
@@ -379,7 +390,7 @@ tune() {
 
 # match DIR NAME_A FILE_A NAME_B FILE_B PAIRS SEED: both sides are the pinned engine over
 # UCI with the files' values; DIR/result.txt gets "elo error games wins losses draws"
-# (Elo of A, 95% half-width).
+# (Elo of A, 95% half-width). MATCH_NODES (default NODES) is its nodes per move.
 match() {
     local dir=$1 a=$2 file_a=$3 b=$4 file_b=$5 pairs=$6 seed=$7 label=${1#"$STATE"/}
     if [[ -s $dir/result.txt ]]; then
@@ -393,12 +404,14 @@ match() {
     mapfile -t opts_a < <(options_of "$file_a")
     mapfile -t opts_b < <(options_of "$file_b")
     ((${#opts_a[@]} > 0 && ${#opts_b[@]} > 0)) || fail "$label: no parameter values in $file_a or $file_b"
-    say "$label: $a vs $b, $pairs pairs${resume:+, continued} (log $dir/log)"
+    local game_args=("${GAME_ARGS[@]}")
+    game_args[1]=${MATCH_NODES:-$NODES} # GAME_ARGS starts with --nodes NODES
+    say "$label: $a vs $b, $pairs pairs at ${game_args[1]} nodes${resume:+, continued} (log $dir/log)"
     echo "$(date -u +%FT%TZ) $TUNER_ID" >>"$dir/tuner.txt"
     local rc=0
     run_tuner "$dir/log" "$TUNER" match --engine cmd="$BIN" name="$a" "${opts_a[@]}" \
         --engine cmd="$BIN" name="$b" "${opts_b[@]}" --pairs "$pairs" --seed "$seed" \
-        --concurrency "$THREADS" --results "$dir/games.jsonl" "${GAME_ARGS[@]}" "${resume[@]}" ||
+        --concurrency "$THREADS" --results "$dir/games.jsonl" "${game_args[@]}" "${resume[@]}" ||
         rc=$?
     if ((rc != 0)); then
         tail -15 "$dir/log" >&2
@@ -473,6 +486,17 @@ step_h2h() { # SEED
     step_engine
     match "$STATE/seed-$s/h2h" design "$STATE/seed-$s/design/tuned.spsa" \
         "fishtest-$best" "$STATE/seed-$s/grid/$best/tuned.spsa" "$H2H_PAIRS" $((OPENING_SEED + 1000 + s))
+}
+
+# The same two results at H2H_DEEP_NODES per move, from openings no other leg plays: does
+# what the tunes found at NODES hold where the engine searches deeper?
+step_deep() { # SEED
+    local s=$1
+    step_h2h "$s"
+    local best
+    best=$(cat "$STATE/seed-$s/grid/best.txt")
+    MATCH_NODES=$H2H_DEEP_NODES match "$STATE/seed-$s/h2h-deep" design "$STATE/seed-$s/design/tuned.spsa" \
+        "fishtest-$best" "$STATE/seed-$s/grid/$best/tuned.spsa" "$H2H_DEEP_PAIRS" $((OPENING_SEED + 3000 + s))
 }
 
 # The gain the design prints: the same tune as step_design, with the gain pairs the
@@ -589,6 +613,7 @@ import datetime, glob, json, math, os, sys
 state, knobs_file, names, design_pairs, fishtest_pairs = sys.argv[1:6]
 design_pairs, fishtest_pairs = int(design_pairs), int(fishtest_pairs)
 knobs = dict(l.rstrip("\n").split("=", 1) for l in open(knobs_file) if "=" in l and not l.startswith("#"))
+knobs.setdefault("H2H_DEEP_NODES", "8000")  # a state begun before the deep head-to-head
 
 def result(path):
     try:
@@ -618,7 +643,7 @@ grid = [f"r{p.split(':')[0]}-c{p.split(':')[1]}" for p in knobs["GRID"].split()]
 games = 0
 loss = result("loss")
 games += loss[2] if loss else 0
-rows, cols = [], {"design": [], "fishtest": [], "h2h": []}
+rows, cols = [], {"design": [], "fishtest": [], "h2h": [], "deep": []}
 gain_rows, full_rows = [], []
 for s in knobs["SEEDS"].split():
     base = f"seed-{s}"
@@ -629,10 +654,10 @@ for s in knobs["SEEDS"].split():
     games += sum(r[2] for g in grid if (r := result(f"{base}/grid/{g}/select")))
     best = open(f"{state}/{base}/grid/best.txt").read().strip() if os.path.exists(f"{state}/{base}/grid/best.txt") else None
     fishtest = result(f"{base}/grid/{best}/select") if best else None
-    h2h = result(f"{base}/h2h")
-    for r in (design, h2h):
+    h2h, deep = result(f"{base}/h2h"), result(f"{base}/h2h-deep")
+    for r in (design, h2h, deep):
         games += r[2] if r else 0
-    for key, r in (("design", design), ("fishtest", fishtest), ("h2h", h2h)):
+    for key, r in (("design", design), ("fishtest", fishtest), ("h2h", h2h), ("deep", deep)):
         if r:
             cols[key].append(r)
     printed, verified = printed_gain(f"{base}/gain"), result(f"{base}/gain/verify")
@@ -654,7 +679,7 @@ for s in knobs["SEEDS"].split():
             covers = "yes" if abs(printed[0] - verified[0]) <= printed[1] else "no"
             width = f"{printed[1] / verified[1]:.2f}"
         gain_rows.append(f"| {s} | {fmt(printed)} ({printed[2] if printed else 0} pairs) | {fmt(verified)} | {covers} | {width} |")
-    rows.append(f"| {s} | {fmt(design)} | {point(best) if best else '—'} | {fmt(fishtest)} | {fmt(h2h)} "
+    rows.append(f"| {s} | {fmt(design)} | {point(best) if best else '—'} | {fmt(fishtest)} | {fmt(h2h)} | {fmt(deep)} "
                 f"| {2 * design_pairs:,} × {int(tuned_design)} / {2 * fishtest_pairs:,} × {tuned_grid} |")
 
 def mean(rs):  # independent matches: the mean's half-width is √(Σ err²)/n
@@ -663,19 +688,41 @@ def mean(rs):  # independent matches: the mean's half-width is √(Σ err²)/n
     n = len(rs)
     return f"{sum(r[0] for r in rs) / n:+.1f} ± {math.sqrt(sum(r[1] ** 2 for r in rs)) / n:.1f} ({n})"
 
+# Student's t, 97.5%, by degrees of freedom (1..30); beyond, the normal's.
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042]
+
+def across_seeds(rs, what):  # the seeds as the sample: a tune's own spread is in it
+    n = len(rs)
+    if n < 2:
+        return None
+    m = sum(r[0] for r in rs) / n
+    sd = math.sqrt(sum((r[0] - m) ** 2 for r in rs) / (n - 1))
+    half = (T975[n - 2] if n - 1 <= len(T975) else 1.96) * sd / math.sqrt(n)
+    ahead = sum(r[0] >= 0 for r in rs)
+    worse = sum(r[0] + r[1] < 0 for r in rs)
+    return (f"{what}: mean {m:+.1f} ± {half:.1f} [{m - half:+.1f}, {m + half:+.1f}] across the {n} seeds "
+            f"(t, {n - 1} degrees of freedom; SD {sd:.1f}); {ahead} of {n} at least even, {worse} significantly worse.")
+
 tuners = sorted({l.split(" ", 1)[1].strip() for f in glob.glob(f"{state}/**/tuner.txt", recursive=True) for l in open(f)})
 print(f"**Tuning benchmark, design against fishtest's rules** ({datetime.date.today()}): occam at "
-      f"{knobs['ENGINE_REV'][:7]} (bench {knobs['ENGINE_BENCH']}), {len(names.split())} search parameters "
+      f"{knobs['ENGINE_REV'][:7]} (bench {knobs['ENGINE_BENCH']}), {len(names.split())} parameters "
       f"detuned by {knobs['DETUNE_MIN']}–{knobs['DETUNE_MAX']} c_end (DETUNE_SEED {knobs['DETUNE_SEED']}), "
       f"{knobs['NODES']} nodes per move.")
 print()
 print(f"Loss, detuned vs pinned: {fmt(loss)} Elo ({loss[2]:,} games)." if loss else "Loss, detuned vs pinned: not played yet.")
 print()
-print("| seed | design vs detuned (Elo) | best grid point | its match vs detuned (Elo) | design vs that fishtest result (Elo) | tune games: design / fishtest (× runs) |")
-print("|---|---|---|---|---|---|")
+print(f"| seed | design vs detuned (Elo) | best grid point | its match vs detuned (Elo) | design vs that fishtest result (Elo) | the same at {knobs['H2H_DEEP_NODES']} nodes (Elo) | tune games: design / fishtest (× runs) |")
+print("|---|---|---|---|---|---|---|")
 print("\n".join(rows))
-print(f"| mean | {mean(cols['design'])} | | {mean(cols['fishtest'])} | {mean(cols['h2h'])} | |")
+print(f"| mean | {mean(cols['design'])} | | {mean(cols['fishtest'])} | {mean(cols['h2h'])} | {mean(cols['deep'])} | |")
 print()
+for key, what in (("h2h", f"Head-to-head at {knobs['NODES']} nodes"), ("deep", f"Head-to-head at {knobs['H2H_DEEP_NODES']} nodes")):
+    line = across_seeds(cols[key], what)
+    if line:
+        print(line)
+        print()
 if loss and cols["design"] and loss[0] < 0:
     print(f"The design won back {100 * sum(r[0] for r in cols['design']) / len(cols['design']) / -loss[0]:.0f}% of the loss on average. ", end="")
 print(f"Games played so far: {games:,}. The best grid point is the best of {len(grid)} noisy matches, which favours fishtest.")
@@ -735,7 +782,7 @@ all)
     (($# <= 1)) || fail "\`all\` takes no arguments"
     step_loss
     for s in $SEEDS; do
-        step_h2h "$s"
+        step_deep "$s"
         step_gain "$s"
         step_full "$s"
     done
@@ -747,23 +794,24 @@ engine)
     ;;
 loss) step_loss ;;
 seed)
-    [[ ${2:-} =~ ^[0-9]+$ ]] || fail "usage: seed N [design|grid|h2h|gain|full|ob]"
+    [[ ${2:-} =~ ^[0-9]+$ ]] || fail "usage: seed N [design|grid|h2h|deep|gain|full|ob]"
     in_seeds "$2"
     case ${3:-all} in
     design) step_design "$2" ;;
     grid) step_grid "$2" ;;
     h2h) step_h2h "$2" ;;
+    deep) step_deep "$2" ;;
     gain) step_gain "$2" ;;
     full) step_full "$2" ;;
     ob) step_ob "$2" ;;
     all)
-        step_h2h "$2"
+        step_deep "$2"
         step_gain "$2"
         step_full "$2"
         ;;
-    *) fail "seed $2: the part is design, grid, h2h, gain, full or ob, got '$3'" ;;
+    *) fail "seed $2: the part is design, grid, h2h, deep, gain, full or ob, got '$3'" ;;
     esac
     ;;
 report) step_report ;;
-*) fail "unknown step '$STEP': all, engine, loss, seed N [design|grid|h2h|gain|full|ob], report" ;;
+*) fail "unknown step '$STEP': all, engine, loss, seed N [design|grid|h2h|deep|gain|full|ob], report" ;;
 esac
