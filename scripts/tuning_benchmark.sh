@@ -765,6 +765,34 @@ if ob_rows:
 print()
 print("Knobs: " + ", ".join(f"{k}={v!r}" if (" " in v or not v) else f"{k}={v}" for k, v in knobs.items()) + ".")
 print("Tuner: " + ("; ".join(tuners) if tuners else "none yet") + ".")
+
+# The raw figures beside the report: every match (results.csv) and every tune's values
+# (tuned.csv), one row each, by their folder under the state.
+import csv
+def write_csv(name, header, rows):
+    with open(f"{state}/{name}.tmp", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+    os.replace(f"{state}/{name}.tmp", f"{state}/{name}")
+matches = []
+for path in sorted(glob.glob(f"{state}/**/result.txt", recursive=True)):
+    leg = os.path.relpath(os.path.dirname(path), state)
+    elo, err, games, wins, losses, draws = open(path).read().split()[:6]
+    log = os.path.join(os.path.dirname(path), "log")
+    head = open(log).readline() if os.path.exists(log) else ""
+    nodes = head.split("nodes=")[1].split()[0] if "nodes=" in head else ""
+    matches.append([leg, head.split(":")[0].strip(), nodes, games, wins, losses, draws, elo, err])
+write_csv("results.csv", ["match", "sides", "nodes", "games", "wins", "losses", "draws", "elo", "error95"], matches)
+params = names.split()
+tunes = []
+for path in sorted(glob.glob(f"{state}/**/tuned.spsa", recursive=True)):
+    values = {l.split(",")[0].strip(): l.split(",")[2].strip() for l in open(path) if l.strip()}
+    tunes.append([os.path.relpath(os.path.dirname(path), state)] + [values.get(n, "") for n in params])
+for fixed in ("detuned", "pinned"):  # pinned first
+    values = {l.split(",")[0].strip(): l.split(",")[2].strip() for l in open(f"{state}/params/{fixed}.spsa") if l.strip()}
+    tunes.insert(0, [fixed] + [values.get(n, "") for n in params])
+write_csv("tuned.csv", ["tune"] + params, tunes)
 EOF
 }
 
