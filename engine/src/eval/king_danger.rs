@@ -3,7 +3,9 @@
 //! The enemy's attack on our king zone (king square and its neighbours) as one
 //! count: attackers times their summed weights, attacked zone squares, weak zone
 //! squares, safe checks by piece type, minus own pawns in the zone and a missing
-//! enemy queen. Scored only when at least two pieces (or one and a queen) attack,
+//! enemy queen, plus a share of the king's broken shelter (`king_danger_shelter_pct`
+//! of its shelter-and-storm score, negated: the open king is punished more while the
+//! attack lasts, as Ethereal 12.75 feeds its shelter and storm into the count). Scored only when at least two pieces (or one and a queen) attack,
 //! quadratically in the middlegame (a lone attacker is harmless, a combined attack
 //! decisive) and linearly in the endgame. Not linear in its parameters, so Texel
 //! tuning sees it as a constant (`Coefficients::offset`).
@@ -29,6 +31,7 @@ pub(super) struct KingDanger {
     /// Per safe check square: knight, bishop, rook, queen.
     check: [i32; 4],
     base: i32,
+    shelter_pct: i32,
     quadratic_div: i32,
     linear_div: i32,
 }
@@ -53,18 +56,21 @@ impl KingDanger {
                 p.king_danger_check_queen(),
             ],
             base: p.king_danger_base(),
+            shelter_pct: p.king_danger_shelter_pct(),
             quadratic_div: p.king_danger_quadratic_div().max(1),
             linear_div: p.king_danger_linear_div().max(1),
         }
     }
 
-    /// Our king-danger penalty (negative), from the attack maps of both sides.
+    /// Our king-danger penalty (negative), from the attack maps of both sides and our
+    /// king's middlegame shelter score (`shelter_mg`, [`super::shelter`]).
     #[inline(always)]
     pub(super) fn evaluate<T: Tracer>(
         &self,
         board: &Board,
         us: Color,
         maps: &[AttackMap; 2],
+        shelter_mg: i32,
         t: &mut T,
     ) -> S {
         let k = self;
@@ -94,7 +100,8 @@ impl KingDanger {
         let mut danger = theirs.zone_attackers * theirs.zone_weight
             + k.zone_attack * theirs.zone_hits
             + k.weak_square * (weak & zone).count_ones() as i32
-            + k.base;
+            + k.base
+            - k.shelter_pct * shelter_mg / 100;
         let own_pawns = (board.pawns() & board.by_color(us)).0;
         danger += k.friendly_pawn * (own_pawns & zone & !weak).count_ones() as i32;
         if enemy_queens == 0 {

@@ -264,8 +264,9 @@ impl Evaluator {
             score += signed(color, side);
         });
         for_each_color!(color => {
-            score += signed(color, self.king_danger.evaluate(board, color, &maps, t));
             let white_first = if color == Color::White { 0 } else { 1 };
+            let shelter_mg = shelter[white_first].mg;
+            score += signed(color, self.king_danger.evaluate(board, color, &maps, shelter_mg, t));
             let o = outposts::evaluate(&self.weights, board, color, outposts[white_first], t);
             score += signed(color, o);
             score += signed(

@@ -374,6 +374,42 @@ fn king_danger_counts_attackers_zone_weak_squares_and_checks() {
     assert_eq!(c.offset, S::new(16, 4));
 }
 
+/// Black's middlegame shelter score (king shelter and king storm lines of the trace).
+fn black_shelter_mg(p: &Params, fen: &str) -> i32 {
+    let tr = Evaluator::new(p).trace(&pos(fen));
+    let line = |name: &str| tr.terms.iter().find(|t| t.0 == name).map_or(0, |l| l.3);
+    line("king shelter") + line("king storm")
+}
+
+#[test]
+fn a_broken_shelter_raises_the_danger_by_its_share() {
+    // Queen h5 and knight g5 against a king on g8: behind f7 g7 h7, and with no pawns.
+    let sheltered = "6k1/5ppp/8/6NQ/8/8/8/K7 w - - 0 1";
+    let open = "6k1/8/8/6NQ/8/8/8/K7 w - - 0 1";
+    let danger = |pct: i32, fen: &str| {
+        let p = only_danger(|p| {
+            p.king_danger_weight_knight = 10;
+            p.king_danger_weight_queen = 10;
+            p.king_danger_shelter_pct = pct;
+        });
+        let d = 40 - pct * black_shelter_mg(&p, fen) / 100;
+        assert_eq!(
+            king_safety_line(&p, fen).2,
+            -(d.max(0) * d.max(0)) / 100,
+            "{pct} {fen}"
+        );
+        d
+    };
+    // At 0 the shelter is kept apart: the two attackers' 2 * (10 + 10) alone.
+    assert_eq!(danger(0, sheltered), 40);
+    assert_eq!(danger(0, open), 40);
+    // With a share, the open king (a worse shelter score) is in more danger.
+    let p = Params::default();
+    assert!(black_shelter_mg(&p, open) < black_shelter_mg(&p, sheltered));
+    assert!(danger(50, open) > danger(50, sheltered));
+    assert!(danger(100, open) > danger(50, open));
+}
+
 #[test]
 fn threats_by_attacker_and_defence() {
     // Pawn d4 attacks the bishop c5 and the knight e5.
