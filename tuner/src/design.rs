@@ -34,9 +34,10 @@
 //! ([`ProbeStage`]) plays the start moved by the designed perturbations against the start,
 //! and shrinks every designed c by one factor while the games show that it costs more
 //! than the target. A run too short for its precision can only end as far from the
-//! optimum as its games reach ([`short_run_reach`]), and lets c cost that much more:
-//! a large c is what makes a short run fast, and its bias matters only against the
-//! precision the run can reach.
+//! optimum as its games reach ([`short_run_reach`] times the precision), and lets the
+//! perturbation cost that much, all parameters together, where it is more than the
+//! target: a large c is what makes a short run fast, and its bias matters only against
+//! the precision the run can reach ([`cost_target`]).
 //!
 //! Layer 2, the design's maths: uses only the base (`stats`). The update rules
 //! (`rules`), the probe (`tuned`) and the commands build on it.
@@ -184,14 +185,16 @@ fn lifetime_r(games: f64) -> f64 {
 /// ([`r_within`], not the designed [`precision_r`]: measured against that, the target
 /// of short runs fell by 1.2 and their probes shrank c more, which cost quartic shapes
 /// at 12,000 and 48,000 games, 16 parameters worth 50, 0.44 → 0.64 and 3.9 → 5.2 Elo
-/// left). The probe lets a perturbation cost that many times its target.
+/// left). The probe lets the perturbation cost that many times the precision, all
+/// parameters together, where that is more than its target ([`cost_target`]).
 ///
-/// In the simulator (measured pair outcomes, 200 seeds, mean loss left), where ranges
+/// When the target was this factor times the long run's (n times 0.5 Elo), in the simulator (measured pair outcomes, 200 seeds, mean loss left), where ranges
 /// are steep (each parameter worth 50 Elo at its edge) and the target would shrink c:
 /// 16 bowls from 40 Elo lost, 22.8 → 4.3 at 3,000 games and 11.9 → 1.5 at 12,000;
 /// quartic 29.9 → 0.3 at 3,000; asymmetric 28.0 → 24.8 at 3,000 and 12.5 → 4.1 at
 /// 48,000; 4 bowls from 20 Elo lost, 4.2 → 0.7 at 5,000. Where the prior c already
 /// costs about its target (worth 2 Elo) the runs are the same within 0.04 Elo.
+/// [`cost_target`] says why the factor no longer multiplies n.
 pub fn short_run_reach(precision: f64, n: usize, game_variance: f64, games: f64) -> f64 {
     (lifetime_r(games) / r_within(precision, n, game_variance)).max(1.0)
 }
@@ -256,10 +259,26 @@ pub fn probe_values(start: f64, shift: f64, u: f64, min: i32, max: i32) -> (i32,
     (round(start + shift), round(start))
 }
 
-/// The Elo that a perturbation of `n` designed parameters may cost in a run that
-/// reaches `reach` times its precision ([`short_run_reach`]).
+/// The Elo that a perturbation of `n` designed parameters may cost, all together: the
+/// target of each, or in a run that can only end `reach` times its precision from the
+/// optimum ([`short_run_reach`]), that distance where it is more.
+///
+/// The reach already grows with n (it is measured against Autoselect's r, which
+/// shrinks as 1/χ²(n)), so it is not multiplied by n again. Multiplied, it let 28
+/// parameters in 3,000 games cost about 1,100 Elo, which no probe can measure: on the
+/// tuning benchmark's held-out pilot (14 search parameters and 14 evaluation weights
+/// detuned by 66 Elo, ranges up to 40 times the detune's moves; 2026-11-28, seeds
+/// 101–102) the probe measured 324 ± 45 and 255 ± 79 Elo, kept c at a quarter of each
+/// range, and the tunes ended 139.8 ± 21.6 and 103.3 ± 20.2 Elo below the detuned
+/// start. With this target the probe shrank c to 0.40 and 0.29 of that, and the same
+/// tunes won back +84.7 ± 18.8 and +46.8 ± 18.6 (with half an Elo a parameter alone,
+/// +50.0 ± 18.0 and +50.4 ± 17.8). The simulator's quadratic landscapes
+/// do not show that failure: on steep ones (worth 50 at the edge) they prefer the
+/// larger c (16 bowls from 40 Elo lost, 3,000 games: 3.8 Elo left with the product,
+/// 7.5 with this target; quartic 0.25 and 10.2; the asymmetric cliff 24.6 and 13.7),
+/// and where each parameter is worth 2 Elo they are the same (docs/SIMULATOR.md).
 pub fn cost_target(n: usize, reach: f64) -> f64 {
-    COST_TARGET * n as f64 * reach.max(1.0)
+    (COST_TARGET * n as f64).max(PRECISION * reach)
 }
 
 /// Fewer pairs than this, all stages together, measure no variance.
@@ -492,10 +511,12 @@ mod tests {
         assert!((error - 0.55).abs() < 0.01, "{error}");
         let expected = (2.0 / (cost - 3.0 * error)).sqrt();
         assert!((probe.next_scale(4, 1.0) - expected).abs() < 1e-12);
-        // A run whose games reach 4 times its precision lets it cost 8 Elo: c stays.
-        assert_eq!(probe.next_scale(4, 4.0), 1.0);
-        let at_three = (6.0 / (cost - 3.0 * error)).sqrt();
-        assert!((probe.next_scale(4, 3.0) - at_three).abs() < 1e-12);
+        // A run whose games reach 16 times its precision lets it cost 8 Elo: c stays.
+        assert_eq!(probe.next_scale(4, 16.0), 1.0);
+        let at_twelve = (6.0 / (cost - 3.0 * error)).sqrt();
+        assert!((probe.next_scale(4, 12.0) - at_twelve).abs() < 1e-12);
+        // A reach below n leaves the target of 0.5 Elo a parameter.
+        assert!((probe.next_scale(4, 3.0) - expected).abs() < 1e-12);
         assert!(expected > 0.5 && expected < 0.6);
         // The same mean in 100 pairs cannot be told from the target: c stays.
         let mut short = ProbeStage::at(1.0);
