@@ -32,9 +32,9 @@
 #
 # Knobs of the protocol (environment): ENGINE_REV ENGINE_BENCH NODES BUDGET SEEDS GRID
 #   DETUNED_PARAMS DETUNE_SEED DETUNE_MIN DETUNE_MAX LOSS_PAIRS SELECT_PAIRS H2H_PAIRS
-#   H2H_DEEP_NODES H2H_DEEP_PAIRS OPENING_SEED FISHTEST_ARGS EXTRA_ARGS (defaults below; DETUNED_PARAMS: the names of
-#   the pinned engine's integer parameters to detune, search or evaluation, separated
-#   by spaces);
+#   H2H_DEEP_NODES H2H_DEEP_PAIRS OPENING_SEED FISHTEST_ARGS EXTRA_ARGS (defaults below;
+#   DETUNED_PARAMS: the names of the pinned engine's integer parameters to detune, search
+#   or evaluation, separated by spaces);
 # of this run only: STATE (required), THREADS (default: all cores), ENGINE (an occam
 #   binary whose bench must be ENGINE_BENCH; default: built at ENGINE_REV), TUNER (default:
 #   this tree's target/release/tuner, built first).
@@ -139,19 +139,21 @@ awk -v a="$DETUNE_MIN" -v b="$DETUNE_MAX" 'BEGIN { exit !(a <= b) }' ||
     fail "DETUNE_MIN ($DETUNE_MIN) must not exceed DETUNE_MAX ($DETUNE_MAX)"
 ((BUDGET >= 8 && BUDGET % 8 == 0)) ||
     fail "BUDGET must be a multiple of 8 games (the design plays BUDGET/4 games in pairs), got $BUDGET"
+# The words a list names more than once.
+repeated() { tr -s ' \t\n' '\n' <<<"$1" | grep . | sort | uniq -d; }
 DETUNED_PARAMS=$(tr -s ' \t\n' ' ' <<<"$DETUNED_PARAMS" | sed 's/^ //; s/ $//')
 [[ $DETUNED_PARAMS =~ ^[a-z][a-z0-9_]*( [a-z][a-z0-9_]*)*$ ]] ||
     fail "DETUNED_PARAMS must be parameter names (snake_case) separated by spaces, got '$DETUNED_PARAMS'"
-[[ $(tr ' ' '\n' <<<"$DETUNED_PARAMS" | sort | uniq -d) == "" ]] ||
+[[ -z $(repeated "$DETUNED_PARAMS") ]] ||
     fail "DETUNED_PARAMS must not name a parameter twice, got '$DETUNED_PARAMS'"
 [[ -n $SEEDS ]] || fail "SEEDS must name at least one seed"
 for s in $SEEDS; do
     [[ $s =~ ^[1-9][0-9]{0,2}$ ]] || fail "SEEDS must be integers from 1 to 999, got '$s'"
 done
-[[ $(tr ' ' '\n' <<<"$SEEDS" | grep -c .) == $(tr ' ' '\n' <<<"$SEEDS" | grep . | sort -u | wc -l) ]] ||
+[[ -z $(repeated "$SEEDS") ]] ||
     fail "SEEDS must not name a seed twice, got '$SEEDS'"
 [[ -n $GRID ]] || fail "GRID must name at least one point R_END:C_SCALE"
-[[ $(tr ' ' '\n' <<<"$GRID" | grep -c .) == $(tr ' ' '\n' <<<"$GRID" | grep . | sort -u | wc -l) ]] ||
+[[ -z $(repeated "$GRID") ]] ||
     fail "GRID must not name a point twice, got '$GRID'"
 for point in $GRID; do
     [[ $point =~ ^[0-9]*\.?[0-9]+:[0-9]*\.?[0-9]+$ ]] ||
@@ -785,13 +787,12 @@ for path in sorted(glob.glob(f"{state}/**/result.txt", recursive=True)):
     matches.append([leg, head.split(":")[0].strip(), nodes, games, wins, losses, draws, elo, err])
 write_csv("results.csv", ["match", "sides", "nodes", "games", "wins", "losses", "draws", "elo", "error95"], matches)
 params = names.split()
-tunes = []
-for path in sorted(glob.glob(f"{state}/**/tuned.spsa", recursive=True)):
+def values_row(name, path):  # a parameter file's values in the order of `params`
     values = {l.split(",")[0].strip(): l.split(",")[2].strip() for l in open(path) if l.strip()}
-    tunes.append([os.path.relpath(os.path.dirname(path), state)] + [values.get(n, "") for n in params])
-for fixed in ("detuned", "pinned"):  # pinned first
-    values = {l.split(",")[0].strip(): l.split(",")[2].strip() for l in open(f"{state}/params/{fixed}.spsa") if l.strip()}
-    tunes.insert(0, [fixed] + [values.get(n, "") for n in params])
+    return [name] + [values.get(n, "") for n in params]
+tunes = [values_row(fixed, f"{state}/params/{fixed}.spsa") for fixed in ("pinned", "detuned")]
+tunes += [values_row(os.path.relpath(os.path.dirname(path), state), path)
+          for path in sorted(glob.glob(f"{state}/**/tuned.spsa", recursive=True))]
 write_csv("tuned.csv", ["tune"] + params, tunes)
 EOF
 }

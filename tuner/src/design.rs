@@ -188,7 +188,8 @@ fn lifetime_r(games: f64) -> f64 {
 /// left). The probe lets the perturbation cost that many times the precision, all
 /// parameters together, where that is more than its target ([`cost_target`]).
 ///
-/// When the target was this factor times the long run's (n times 0.5 Elo), in the simulator (measured pair outcomes, 200 seeds, mean loss left), where ranges
+/// When the target was this factor times the long run's (n times 0.5 Elo), in the
+/// simulator (measured pair outcomes, 200 seeds, mean loss left), where ranges
 /// are steep (each parameter worth 50 Elo at its edge) and the target would shrink c:
 /// 16 bowls from 40 Elo lost, 22.8 → 4.3 at 3,000 games and 11.9 → 1.5 at 12,000;
 /// quartic 29.9 → 0.3 at 3,000; asymmetric 28.0 → 24.8 at 3,000 and 12.5 → 4.1 at

@@ -5,7 +5,8 @@
 //! squares, safe checks by piece type, minus own pawns in the zone and a missing
 //! enemy queen, plus a share of the king's broken shelter (`king_danger_shelter_pct`
 //! of its shelter-and-storm score, negated: the open king is punished more while the
-//! attack lasts, as Ethereal 12.75 feeds its shelter and storm into the count). Scored only when at least two pieces (or one and a queen) attack,
+//! attack lasts, as Ethereal 12.75 feeds its shelter and storm into the count).
+//! Scored only when at least two pieces (or one and a queen) attack,
 //! quadratically in the middlegame (a lone attacker is harmless, a combined attack
 //! decisive) and linearly in the endgame. Not linear in its parameters, so Texel
 //! tuning sees it as a constant (`Coefficients::offset`).
