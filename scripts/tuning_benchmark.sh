@@ -790,7 +790,9 @@ params = names.split()
 def values_row(name, path):  # a parameter file's values in the order of `params`
     values = {l.split(",")[0].strip(): l.split(",")[2].strip() for l in open(path) if l.strip()}
     return [name] + [values.get(n, "") for n in params]
-tunes = [values_row(fixed, f"{state}/params/{fixed}.spsa") for fixed in ("pinned", "detuned")]
+# (A state whose engine step has not run yet has no parameter files.)
+tunes = [values_row(fixed, f"{state}/params/{fixed}.spsa") for fixed in ("pinned", "detuned")
+         if os.path.exists(f"{state}/params/{fixed}.spsa")]
 tunes += [values_row(os.path.relpath(os.path.dirname(path), state), path)
           for path in sorted(glob.glob(f"{state}/**/tuned.spsa", recursive=True))]
 write_csv("tuned.csv", ["tune"] + params, tunes)
