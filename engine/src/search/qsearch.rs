@@ -1,6 +1,7 @@
 //! Quiescence search: stand pat, then captures and promotions (generated alone by
 //! [`crate::movegen`], never the full move list), every evasion when in check,
-//! losing captures (SEE < 0) skipped and delta pruning (`qs_delta_`).
+//! losing captures (SEE < 0) skipped, delta pruning (`qs_delta_`) and a SEE threshold
+//! that rises with the distance to alpha (`qs_see_`).
 
 use std::ops::ControlFlow;
 
@@ -74,11 +75,28 @@ impl Worker {
                 {
                     continue;
                 }
-                // The picker already dropped losing captures; the TT move and
-                // promotions were not screened by SEE there.
-                if (Some(m) == tt_move || m.is_promotion())
-                    && see_below(pos, &m, &sh.derived.ordering.see, picker.known_see(), 0)
+                // qs_see_: far below alpha, a capture must win at least the gap
+                // (less the margin) by SEE; promotions keep 0, as delta pruning
+                // spares them. The picker already dropped losing captures; the TT
+                // move and promotions were not screened there.
+                let threshold = if m.is_promotion() {
+                    0
+                } else {
+                    (p.qs_see_floor())
+                        .max(alpha - static_eval - p.qs_see_margin())
+                        .max(0)
+                };
+                let unscreened = threshold > 0 || Some(m) == tt_move || m.is_promotion();
+                if unscreened
+                    && see_below(
+                        pos,
+                        &m,
+                        &sh.derived.ordering.see,
+                        picker.known_see(),
+                        threshold,
+                    )
                 {
+                    self.stats.qs_see_skips += u64::from(threshold > 0);
                     continue;
                 }
             }

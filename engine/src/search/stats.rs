@@ -56,6 +56,8 @@ pub struct SearchStats {
     pub lmr_shallower: u64,
     /// lmr_capture_: late losing captures given a share of the quiets' reduction.
     pub lmr_capture_reductions: u64,
+    /// qs_see_: q-search captures skipped under a SEE threshold raised above 0.
+    pub qs_see_skips: u64,
     /// Index 0 is depth 1.
     pub iterations: Vec<IterationStats>,
 }
@@ -221,8 +223,12 @@ impl std::fmt::Display for SearchStats {
         )?;
         write!(
             f,
-            " histprune {} lmr-deeper {} lmr-shallower {} lmr-badcap {}",
-            self.hist_prunes, self.lmr_deeper, self.lmr_shallower, self.lmr_capture_reductions
+            " histprune {} lmr-deeper {} lmr-shallower {} lmr-badcap {} qs-see {}",
+            self.hist_prunes,
+            self.lmr_deeper,
+            self.lmr_shallower,
+            self.lmr_capture_reductions,
+            self.qs_see_skips
         )
     }
 }
