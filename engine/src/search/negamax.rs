@@ -59,7 +59,7 @@ struct Candidate {
     /// cont_hist_: the quiet's continuation-history scores (zero for a noisy move).
     cont_scores: ContScores,
     /// A quiet's butterfly plus both continuation scores, as pruning and LMR read
-    /// them (zero for a noisy move).
+    /// them; a noisy move's capture history (lmr_noisy_).
     hist: i32,
 }
 
@@ -555,7 +555,7 @@ impl Worker {
             self.history.cont_scores(&m, cont)
         };
         let hist = if noisy {
-            0
+            self.history.capture_score(color, &m)
         } else {
             self.history.score(color, picker.threats(pos), &m)
                 + cont_scores.counter
@@ -712,7 +712,8 @@ impl Worker {
     /// lmr_: the reduction in plies of the `move_number`th move, searched with a
     /// null window to `new_depth`, and whether it is a reduced quiet. Late quiets
     /// by the log-log table, adjusted in hundredths of a ply; late losing captures,
-    /// the picker's last stage, by lmr_capture_pct of the table (lmr_capture_).
+    /// the picker's last stage, by lmr_capture_pct of the table (lmr_capture_);
+    /// other late noisy moves by their poor capture history (lmr_noisy_).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn late_move_reduction(
@@ -763,6 +764,12 @@ impl Worker {
         {
             self.stats.lmr_capture_reductions += 1;
             Some(sh.lmr_reduction(depth, move_number) * p.lmr_capture_pct() / 100)
+        } else if late && c.noisy && p.lmr_noisy_hist_div() > 0 {
+            // lmr_noisy_: a late capture or promotion the capture history calls
+            // poor (Ethereal's noisy LMR); good history never reduces it.
+            let r = (-c.hist * 100 / p.lmr_noisy_hist_div()).clamp(0, p.lmr_noisy_max());
+            self.stats.lmr_noisy_reductions += u64::from(r >= 100);
+            Some(r)
         } else {
             None
         };

@@ -56,6 +56,9 @@ pub struct SearchStats {
     pub lmr_shallower: u64,
     /// lmr_capture_: late losing captures given a share of the quiets' reduction.
     pub lmr_capture_reductions: u64,
+    /// lmr_noisy_: other late noisy moves reduced a ply or more for their capture
+    /// history.
+    pub lmr_noisy_reductions: u64,
     /// qs_see_: q-search captures skipped under a SEE threshold raised above 0.
     pub qs_see_skips: u64,
     /// Index 0 is depth 1.
@@ -223,11 +226,12 @@ impl std::fmt::Display for SearchStats {
         )?;
         write!(
             f,
-            " histprune {} lmr-deeper {} lmr-shallower {} lmr-badcap {} qs-see {}",
+            " histprune {} lmr-deeper {} lmr-shallower {} lmr-badcap {} lmr-noisy {} qs-see {}",
             self.hist_prunes,
             self.lmr_deeper,
             self.lmr_shallower,
             self.lmr_capture_reductions,
+            self.lmr_noisy_reductions,
             self.qs_see_skips
         )
     }

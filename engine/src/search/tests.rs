@@ -620,10 +620,10 @@ fn iir_at_zero_plies_is_off_and_one_ply_changes_the_search() {
     );
 }
 
-/// lmr_deeper_ / lmr_shallower_ / lmr_capture_ / hist_prune_ / corr_ / qs_see_: each
+/// lmr_deeper_ / lmr_shallower_ / lmr_capture_ / lmr_noisy_ / hist_prune_ / corr_ / qs_see_: each
 /// switch at 0 (qs_see_ at its defaults) is off, and turning it on changes the tree of
 /// at least one position. Off: with every switch at 0 no quiet is pruned for its
-/// history, no re-search is deeper or shallower, no losing capture reduced, no
+/// history, no re-search is deeper or shallower, no capture reduced, no
 /// q-search capture skipped by a raised SEE threshold, and the correction tables'
 /// rate and cap change nothing (their weights being 0, nothing is corrected).
 #[test]
@@ -639,6 +639,7 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("lmr_deeper_margin", "0"),
         ("lmr_shallower_margin", "0"),
         ("lmr_capture_pct", "0"),
+        ("lmr_noisy_hist_div", "0"),
         ("hist_prune_depth", "0"),
         ("corr_pawn_weight", "0"),
         ("corr_pieces_weight", "0"),
@@ -653,18 +654,24 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
             st.lmr_deeper,
             st.lmr_shallower,
             st.lmr_capture_reductions,
+            st.lmr_noisy_reductions,
             st.qs_see_skips,
         );
-        assert_eq!(acted, (0, 0, 0, 0, 0), "{fen}");
+        assert_eq!(acted, (0, 0, 0, 0, 0, 0), "{fen}");
         assert_eq!(nodes, fresh_search(with(&corr_moved), fen, 9).0, "{fen}");
     }
     // Each switch on, with what counts its action (the correction has no count).
     type Count = Option<fn(&SearchStats) -> u64>;
-    let on: [(&str, &str, Count); 9] = [
+    let on: [(&str, &str, Count); 10] = [
         ("lmr_deeper_margin", "40", Some(|s| s.lmr_deeper)),
         ("lmr_shallower_margin", "8", Some(|s| s.lmr_shallower)),
         ("lmr_capture_pct", "70", Some(|s| s.lmr_capture_reductions)),
         ("hist_prune_depth", "3", Some(|s| s.hist_prunes)),
+        (
+            "lmr_noisy_hist_div",
+            "100",
+            Some(|s| s.lmr_noisy_reductions),
+        ),
         ("qs_see_floor", "1", Some(|s| s.qs_see_skips)),
         ("qs_see_margin", "100", Some(|s| s.qs_see_skips)),
         ("corr_pawn_weight", "100", None),
