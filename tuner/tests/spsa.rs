@@ -677,9 +677,11 @@ fn designed_r(chi_squared_95: f64) -> f64 {
 /// The largest r the design plays in a run too short for its precision.
 const SHORT_RUN_R_MAX: f64 = 0.02;
 
-/// χ²₀.₉₅ for 4 and for 89 degrees of freedom.
+/// χ²₀.₉₅ for 4 degrees of freedom, and for as many as params/search.json has
+/// parameters (`SEARCH_PARAMS`; a parameter added there changes both).
 const CHI2_4: f64 = 9.487729;
-const CHI2_89: f64 = 112.021986;
+const SEARCH_PARAMS: usize = 94;
+const CHI2_SEARCH: f64 = 117.631651;
 
 /// A scratch copy of params/search.json whose first two parameters leave `c_end` and
 /// `r_end` out (the zero-configuration form); their names, and the next two's.
@@ -1106,6 +1108,11 @@ fn export_to_openbench_designs_the_c_end_and_r_end_a_file_leaves_out() {
         succeeded(&out);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), json["params"].as_array().unwrap().len());
+        assert_eq!(
+            lines.len(),
+            SEARCH_PARAMS,
+            "update SEARCH_PARAMS and CHI2_SEARCH"
+        );
         for (line, p) in lines.iter().zip(json["params"].as_array().unwrap()) {
             let fields: Vec<&str> = line.split(", ").collect();
             assert_eq!(fields.len(), 7, "{line}");
@@ -1113,9 +1120,9 @@ fn export_to_openbench_designs_the_c_end_and_r_end_a_file_leaves_out() {
             if names[..2].iter().any(|n| p["name"] == n.as_str()) {
                 let range = (p["max"].as_f64().unwrap() - p["min"].as_f64().unwrap()) / 4.0;
                 assert_eq!(c, rounded(range), "{line}");
-                // r for all 89 parameters of the file.
+                // r for all the parameters of the file.
                 assert!(
-                    (r / rounded(designed_r(CHI2_89)) - 1.0).abs() < 1e-3,
+                    (r / rounded(designed_r(CHI2_SEARCH)) - 1.0).abs() < 1e-3,
                     "{line}"
                 );
             } else {

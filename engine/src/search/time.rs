@@ -29,6 +29,9 @@ pub struct TimeManager {
     base_soft_ms: u64,
     /// The soft limit is the engine's own to scale (a clock, no fixed `movetime`).
     scalable: bool,
+    /// tm_instability_: best-move changes remembered across iterations, in
+    /// hundredths of a change (each iteration keeps `tm_instability_decay_pct` of it).
+    instability: u64,
 }
 
 /// What an iteration says about how settled the root is (input to `adjust`).
@@ -77,6 +80,7 @@ impl TimeManager {
             hard_ms: hard,
             base_soft_ms: soft.unwrap_or(0),
             scalable: limits.clock.is_some() && limits.movetime_ms.is_none(),
+            instability: 0,
         }
     }
 
@@ -86,7 +90,9 @@ impl TimeManager {
     }
 
     /// Scales the soft limit after an iteration, never past the hard limit:
-    /// - `tm_instability_pct` more when the best move just changed, and
+    /// - `tm_instability_pct` more for each best-move change, remembered with
+    ///   `tm_instability_decay_pct` kept per iteration (0: only the last iteration's
+    ///   change counts; Ethereal's extension fades over nine), and
     ///   `tm_stable_pct` less for each iteration it has stayed (at most
     ///   `tm_stable_max` of them): a settled move needs no confirming;
     /// - `tm_fail_low_pct` more when the score dropped;
@@ -102,9 +108,10 @@ impl TimeManager {
             return;
         }
         let mut pct: u64 = 100;
-        if v.best_move_changed {
-            pct += p.tm_instability_pct() as u64;
-        } else {
+        self.instability = self.instability * p.tm_instability_decay_pct() as u64 / 100
+            + if v.best_move_changed { 100 } else { 0 };
+        pct += p.tm_instability_pct() as u64 * self.instability / 100;
+        if !v.best_move_changed {
             let stable = u64::from(v.stable_iterations.min(p.tm_stable_max() as u32));
             pct = pct.saturating_sub(stable * p.tm_stable_pct() as u64);
         }
@@ -285,5 +292,47 @@ mod tests {
         };
         let fixed = TimeManager::new(&movetime, &p).soft_ms.unwrap();
         assert_eq!(soft_after(&movetime, settled).0, fixed);
+    }
+
+    /// tm_instability_decay_pct: at 0 a change extends only the next iteration's
+    /// limit; above 0 the extension fades over the following iterations, and changes
+    /// in a row add up.
+    #[test]
+    fn best_move_changes_fade_by_the_decay() {
+        let clock = Limits {
+            clock: Some(Clock {
+                time_ms: 60_000,
+                inc_ms: 600,
+                movestogo: None,
+            }),
+            ..Limits::default()
+        };
+        let changed = IterationVerdict {
+            best_move_changed: true,
+            ..Default::default()
+        };
+        let kept = IterationVerdict::default();
+        let limits_after = |decay: &str, verdicts: &[IterationVerdict]| {
+            let mut p = Params::default();
+            p.set_by_name("tm_instability_decay_pct", decay).unwrap();
+            let mut tm = TimeManager::new(&clock, &p);
+            verdicts
+                .iter()
+                .map(|v| {
+                    tm.adjust(&p, v);
+                    tm.soft_ms.unwrap()
+                })
+                .collect::<Vec<_>>()
+        };
+        let base = TimeManager::new(&clock, &Params::default())
+            .soft_ms
+            .unwrap();
+        let off = limits_after("0", &[changed, kept, kept]);
+        assert!(off[0] > base && off[1] == base && off[2] == base, "{off:?}");
+        let fading = limits_after("50", &[changed, kept, kept]);
+        assert_eq!(fading[0], off[0]);
+        assert!(fading[0] > fading[1] && fading[1] > fading[2] && fading[2] > base);
+        let in_a_row = limits_after("50", &[changed, changed]);
+        assert!(in_a_row[1] > in_a_row[0], "{in_a_row:?}");
     }
 }
