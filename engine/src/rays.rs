@@ -200,6 +200,16 @@ pub fn pawn_attacks(color: Color, pawns: u64) -> u64 {
     }
 }
 
+/// Squares attacked by two of the pawns `pawns` of `color`.
+#[inline(always)]
+pub fn pawn_double_attacks(color: Color, pawns: u64) -> u64 {
+    let (west, east) = (pawns & !FILE_A, pawns & !(FILE_A << 7));
+    match color {
+        Color::White => (west << 7) & (east << 9),
+        Color::Black => (west >> 9) & (east >> 7),
+    }
+}
+
 /// Relative rank 0..=7 of `sq` for `color`.
 #[inline(always)]
 pub fn relative_rank(color: Color, sq: usize) -> usize {

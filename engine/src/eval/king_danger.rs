@@ -1,6 +1,8 @@
 //! King danger (`king_danger_*`).
 //!
-//! The enemy's attack on our king zone (king square and its neighbours) as one
+//! The enemy's attack on our king zone (king square and its neighbours, or with
+//! `king_danger_zone_deep` Ethereal's three files by four ranks; with
+//! `king_danger_zone_pawn_filter` squares two of our pawns guard are no target) as one
 //! count: attackers times their summed weights, attacked zone squares, weak zone
 //! squares, safe checks by piece type, minus own pawns in the zone and a missing
 //! enemy queen, plus a share of the king's broken shelter (`king_danger_shelter_pct`
@@ -35,6 +37,9 @@ pub(super) struct KingDanger {
     shelter_pct: i32,
     quadratic_div: i32,
     linear_div: i32,
+    /// The zone's shape and what counts in it (`super::king_zone`, `side_terms`).
+    pub(super) zone_deep: bool,
+    pub(super) zone_pawn_filter: bool,
 }
 
 impl KingDanger {
@@ -60,6 +65,8 @@ impl KingDanger {
             shelter_pct: p.king_danger_shelter_pct(),
             quadratic_div: p.king_danger_quadratic_div().max(1),
             linear_div: p.king_danger_linear_div().max(1),
+            zone_deep: p.king_danger_zone_deep() != 0,
+            zone_pawn_filter: p.king_danger_zone_pawn_filter() != 0,
         }
     }
 
@@ -82,7 +89,7 @@ impl KingDanger {
             return S::default();
         }
         let king = board.king_of(us).expect("legal positions have kings");
-        let zone = king_zone(king);
+        let zone = king_zone(king, us, k.zone_deep);
         // Weak: attacked, defended at most once and only by our queen or king.
         let weak = theirs.all
             & !ours.twice

@@ -36,7 +36,7 @@ mod trace;
 
 use crate::params::Params;
 use crate::position::{Position, PsqTable};
-use crate::rays::{self, pawn_attacks, relative_rank};
+use crate::rays::{self, pawn_attacks, pawn_double_attacks, relative_rank};
 /// The tapered score pair, re-exported for the evaluation's users.
 pub use crate::score::S;
 use cache::EvalCache;
@@ -47,7 +47,7 @@ use pawns::PawnTable;
 use shakmaty::attacks::{
     bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
 };
-use shakmaty::{Bitboard, Board, Color, Position as _, Role, Square};
+use shakmaty::{Bitboard, Board, Color, File, Position as _, Role, Square};
 pub use trace::{Coefficients, EvalTrace, NoTrace, Tracer};
 
 /// Full phase: 1 per minor, 2 per rook, 4 per queen, capped.
@@ -256,7 +256,7 @@ impl Evaluator {
         }
         let mut maps = [AttackMap::default(); 2];
         for_each_color!(color => {
-            maps[color as usize] = AttackMap::pawns_and_king(board, color);
+            maps[color as usize] = AttackMap::pawns_and_king(board, color, self.king_danger.zone_deep);
         });
         for_each_color!(color => {
             let map = &mut maps[color as usize];
@@ -325,7 +325,12 @@ impl Evaluator {
         };
         let own_king = 1u64 << king as u32;
         let mobility_area = !(pawn_attacks(them, enemy_pawns) | own_king | blocked_pawns);
-        let king_zone = king_zone(enemy_king);
+        // king_danger_zone_pawn_filter: squares two enemy pawns guard are no target.
+        let kd = &self.king_danger;
+        let mut king_zone = king_zone(enemy_king, them, kd.zone_deep);
+        if kd.zone_pawn_filter {
+            king_zone &= !pawn_double_attacks(them, enemy_pawns);
+        }
         // bishop_rammed_pawns_: own pawns blocked by an enemy pawn, fixed on their colour.
         let rammed = match us {
             Color::White => own_pawns & (enemy_pawns >> 8),
@@ -491,7 +496,7 @@ struct AttackMap {
 impl AttackMap {
     /// The map of `color`'s pawns and king; `side_terms` adds the pieces.
     #[inline(always)]
-    fn pawns_and_king(board: &Board, color: Color) -> AttackMap {
+    fn pawns_and_king(board: &Board, color: Color, zone_deep: bool) -> AttackMap {
         let pawns = pawn_attacks(color, (board.pawns() & board.by_color(color)).0);
         let king = king_attacks(board.king_of(color).expect("legal positions have kings")).0;
         let enemy_king = board.king_of(!color).expect("legal positions have kings");
@@ -502,7 +507,7 @@ impl AttackMap {
             by,
             all: pawns | king,
             twice: pawns & king,
-            zone_hits: (pawns & king_zone(enemy_king)).count_ones() as i32,
+            zone_hits: (pawns & king_zone(enemy_king, !color, zone_deep)).count_ones() as i32,
             zone_attackers: 0,
             zone_weight: 0,
         }
@@ -516,10 +521,25 @@ impl AttackMap {
     }
 }
 
-/// The king's square and its neighbours.
+/// The king's square and its neighbours; `deep` (`king_danger_zone_deep`): also the
+/// rank in front of them, from the side of `owner`, and on an edge file one more file
+/// (Ethereal's three files by four ranks).
 #[inline(always)]
-fn king_zone(king: Square) -> u64 {
-    king_attacks(king).0 | (1u64 << king as u32)
+fn king_zone(king: Square, owner: Color, deep: bool) -> u64 {
+    let ring = king_attacks(king).0 | (1u64 << king as u32);
+    if !deep {
+        return ring;
+    }
+    let zone = ring
+        | match owner {
+            Color::White => ring << 8,
+            Color::Black => ring >> 8,
+        };
+    match king.file() {
+        File::A => zone | (zone << 1),
+        File::H => zone | (zone >> 1),
+        _ => zone,
+    }
 }
 
 /// The square as seen from `color`'s side (Black's pieces read the tables mirrored).

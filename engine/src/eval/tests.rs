@@ -411,6 +411,48 @@ fn a_broken_shelter_raises_the_danger_by_its_share() {
 }
 
 #[test]
+fn the_deep_zone_and_the_pawn_filter_count_their_squares() {
+    // Queen h5 and knight g5 against a king on g8 behind f7 g7 h7: zone hits only.
+    let fen = "6k1/5ppp/8/6NQ/8/8/8/K7 w - - 0 1";
+    let hits = |deep: i32, filter: i32| {
+        let p = only_danger(|p| {
+            p.king_danger_zone_attack = 10;
+            p.king_danger_zone_deep = deep;
+            p.king_danger_zone_pawn_filter = filter;
+        });
+        // 10 danger a hit, (10 n)² / 100 = n² in the middlegame.
+        let mg = -king_safety_line(&p, fen).2;
+        (1..=20).find(|n| n * n == mg).unwrap()
+    };
+    // The king and its neighbours: f7 and h7, by both pieces.
+    assert_eq!(hits(0, 0), 4);
+    // Three files by four ranks adds g6 and h6, which the queen hits.
+    assert_eq!(hits(1, 0), 6);
+    // g6 is guarded by the f7 and h7 pawns: the filter drops it.
+    assert_eq!(hits(1, 1), 5);
+    assert_eq!(hits(0, 1), 4);
+    // Both on, the evaluation stays exactly colour-symmetric, edge kings included.
+    let p = Params {
+        king_danger_zone_deep: 1,
+        king_danger_zone_pawn_filter: 1,
+        ..Params::default()
+    };
+    let mut e = Evaluator::new(&p);
+    let mut positions = random_positions(500, 11);
+    for fen in [
+        "7k/6pp/8/6NQ/8/8/8/K7 w - - 0 1",
+        "k7/pp6/8/NQ6/8/8/8/7K w - - 0 1",
+        "r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PP1/R1BQ1RK1 w - - 0 1",
+    ] {
+        positions.push(pos(fen));
+    }
+    for x in &positions {
+        let m = x.mirrored();
+        assert_eq!(e.evaluate(x), e.evaluate(&m), "{}", x.fen());
+    }
+}
+
+#[test]
 fn threats_by_attacker_and_defence() {
     // Pawn d4 attacks the bishop c5 and the knight e5.
     let fen = "4k3/8/8/2b1n3/3P4/8/8/4K3 w - - 0 1";

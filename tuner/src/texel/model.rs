@@ -130,6 +130,11 @@ impl Model {
         for i in selected {
             let spec = engine_index[i];
             let e = &file.entries[i];
+            if e.unit == "flag" {
+                // A flag switches the evaluation's form: no gradient says which form
+                // is better, a match does.
+                continue;
+            }
             let slot = tuned.len() as u32;
             if !read_by_features.contains(&spec) {
                 if file.group != "eval" {
@@ -564,6 +569,21 @@ mod tests {
         assert!(
             model.nonlinear.len() >= 10,
             "king danger weights are tuned through their gradient"
+        );
+        // Switches of the evaluation's form (the king zone's) are left alone.
+        let flags: Vec<&str> = file
+            .entries
+            .iter()
+            .filter(|e| e.unit == "flag")
+            .map(|e| e.name())
+            .collect();
+        assert!(flags.len() >= 2, "{flags:?}");
+        assert!(
+            model
+                .param_of_slot
+                .iter()
+                .all(|&p| !flags.contains(&PARAM_SPECS[p].name)),
+            "{flags:?}"
         );
         let mut fens = vec![
             occam::position::START_FEN,
