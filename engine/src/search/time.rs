@@ -232,6 +232,18 @@ mod tests {
         }
     }
 
+    /// A clock of a minute and 0.6 s a move, no moves to go.
+    fn minute_clock() -> Limits {
+        Limits {
+            clock: Some(Clock {
+                time_ms: 60_000,
+                inc_ms: 600,
+                movestogo: None,
+            }),
+            ..Limits::default()
+        }
+    }
+
     /// A settled best move (kept for several iterations, nearly all the nodes)
     /// shortens the soft limit, a contested one lengthens it, never past the hard
     /// limit; a fixed movetime is never scaled.
@@ -241,14 +253,7 @@ mod tests {
         let mut p = Params::default();
         p.set_by_name("tm_stable_pct", "8").unwrap();
         p.set_by_name("tm_node_mult", "135").unwrap();
-        let clock = Limits {
-            clock: Some(Clock {
-                time_ms: 60_000,
-                inc_ms: 600,
-                movestogo: None,
-            }),
-            ..Limits::default()
-        };
+        let clock = minute_clock();
         let soft_after = |limits: &Limits, v: IterationVerdict| {
             let mut tm = TimeManager::new(limits, &p);
             tm.adjust(&p, &v);
@@ -299,14 +304,7 @@ mod tests {
     /// in a row add up.
     #[test]
     fn best_move_changes_fade_by_the_decay() {
-        let clock = Limits {
-            clock: Some(Clock {
-                time_ms: 60_000,
-                inc_ms: 600,
-                movestogo: None,
-            }),
-            ..Limits::default()
-        };
+        let clock = minute_clock();
         let changed = IterationVerdict {
             best_move_changed: true,
             ..Default::default()
