@@ -190,24 +190,29 @@ pub static FRONT: [[u64; 64]; 2] = build(false);
 /// `PASSED[color][sq]`: front span on its file and the adjacent files.
 pub static PASSED: [[u64; 64]; 2] = build(true);
 
+/// The squares the pawns `pawns` of `color` attack towards the a-file and towards
+/// the h-file.
+#[inline(always)]
+fn pawn_attack_sides(color: Color, pawns: u64) -> (u64, u64) {
+    let (west, east) = (pawns & !FILE_A, pawns & !(FILE_A << 7));
+    match color {
+        Color::White => (west << 7, east << 9),
+        Color::Black => (west >> 9, east >> 7),
+    }
+}
+
 /// Squares attacked by the pawns `pawns` of `color`.
 #[inline(always)]
 pub fn pawn_attacks(color: Color, pawns: u64) -> u64 {
-    let (west, east) = (pawns & !FILE_A, pawns & !(FILE_A << 7));
-    match color {
-        Color::White => (west << 7) | (east << 9),
-        Color::Black => (west >> 9) | (east >> 7),
-    }
+    let (west, east) = pawn_attack_sides(color, pawns);
+    west | east
 }
 
 /// Squares attacked by two of the pawns `pawns` of `color`.
 #[inline(always)]
 pub fn pawn_double_attacks(color: Color, pawns: u64) -> u64 {
-    let (west, east) = (pawns & !FILE_A, pawns & !(FILE_A << 7));
-    match color {
-        Color::White => (west << 7) & (east << 9),
-        Color::Black => (west >> 9) & (east >> 7),
-    }
+    let (west, east) = pawn_attack_sides(color, pawns);
+    west & east
 }
 
 /// Relative rank 0..=7 of `sq` for `color`.
