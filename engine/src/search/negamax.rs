@@ -81,7 +81,8 @@ impl Worker {
     /// 6. Internal iterative reduction (`iir_`).
     /// 7. The move loop: late-move pruning ([`Self::prunes_late_move`]: `lmp_`,
     ///    `fp_`, `cont_hist_prune_`, `hist_prune_`, `seeprune_`), extensions
-    ///    ([`Self::singular_extension`]: `ext_se_`, `ext_double_`; check: `ext_check_`),
+    ///    ([`Self::singular_extension`]: `ext_se_`, `ext_double_`; check: `ext_check_`;
+    ///    [`Self::history_extends`]: `ext_history_`),
     ///    the principal variation search with late-move reductions
     ///    ([`Self::late_move_reduction`]: `lmr_`) and its re-search draft
     ///    (`lmr_deeper_`, `lmr_shallower_`), and the history updates of a cut-off
@@ -288,6 +289,9 @@ impl Worker {
                     && gives_check
                     && (ply as i32) * 100 < p.ext_check_max_ply_pct() * this.root_depth
                 {
+                    extension = 1;
+                }
+                if extension == 0 && pv_node && this.history_extends(p, &c) {
                     extension = 1;
                 }
                 let new_depth = depth - 1 + extension;
@@ -567,6 +571,19 @@ impl Worker {
             cont_scores,
             hist,
         }
+    }
+
+    /// ext_history_: a quiet at a PV node that both continuation histories rate
+    /// highly (each at least `ext_history_min`) is searched a ply deeper: the
+    /// replies to this line have proved it again and again. PV nodes are few, so
+    /// the tree stays bounded.
+    #[inline(always)]
+    fn history_extends(&mut self, p: &Params, c: &Candidate) -> bool {
+        let min = p.ext_history_min();
+        let extends =
+            min > 0 && !c.noisy && c.cont_scores.counter >= min && c.cont_scores.follow_up >= min;
+        self.stats.history_extensions += u64::from(extends);
+        extends
     }
 
     /// Whether a move after the first is pruned: late quiets by move count

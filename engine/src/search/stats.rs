@@ -59,6 +59,8 @@ pub struct SearchStats {
     /// lmr_noisy_: other late noisy moves reduced a ply or more for their capture
     /// history.
     pub lmr_noisy_reductions: u64,
+    /// ext_history_: quiets at PV nodes extended for their continuation histories.
+    pub history_extensions: u64,
     /// qs_see_: q-search captures skipped under a SEE threshold raised above 0.
     pub qs_see_skips: u64,
     /// Index 0 is depth 1.
@@ -226,12 +228,13 @@ impl std::fmt::Display for SearchStats {
         )?;
         write!(
             f,
-            " histprune {} lmr-deeper {} lmr-shallower {} lmr-badcap {} lmr-noisy {} qs-see {}",
+            " histprune {} lmr-deeper {} lmr-shallower {} lmr-badcap {} lmr-noisy {} ext-hist {} qs-see {}",
             self.hist_prunes,
             self.lmr_deeper,
             self.lmr_shallower,
             self.lmr_capture_reductions,
             self.lmr_noisy_reductions,
+            self.history_extensions,
             self.qs_see_skips
         )
     }

@@ -620,11 +620,12 @@ fn iir_at_zero_plies_is_off_and_one_ply_changes_the_search() {
     );
 }
 
-/// lmr_deeper_ / lmr_shallower_ / lmr_capture_ / lmr_noisy_ / hist_prune_ / corr_ / qs_see_: each
-/// switch at 0 (qs_see_ at its defaults) is off, and turning it on changes the tree of
-/// at least one position. Off: with every switch at 0 no quiet is pruned for its
-/// history, no re-search is deeper or shallower, no capture reduced, no
-/// q-search capture skipped by a raised SEE threshold, and the correction tables'
+/// lmr_deeper_ / lmr_shallower_ / lmr_capture_ / lmr_noisy_ / hist_prune_ / ext_history_ /
+/// corr_ / qs_see_: each switch at 0 (qs_see_ at its defaults) is off, and turning it on
+/// changes the tree of at least one position. Off: with every switch at 0 no quiet is
+/// pruned for its history, no re-search is deeper or shallower, no capture reduced, no
+/// quiet extended for its histories, no q-search capture skipped by a raised SEE
+/// threshold, and the correction tables'
 /// rate and cap change nothing (their weights being 0, nothing is corrected).
 #[test]
 fn search_switches_at_zero_are_off_and_on_change_the_search() {
@@ -641,6 +642,7 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("lmr_capture_pct", "0"),
         ("lmr_noisy_hist_div", "0"),
         ("hist_prune_depth", "0"),
+        ("ext_history_min", "0"),
         ("corr_pawn_weight", "0"),
         ("corr_pieces_weight", "0"),
         ("corr_minor_weight", "0"),
@@ -655,14 +657,15 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
             st.lmr_shallower,
             st.lmr_capture_reductions,
             st.lmr_noisy_reductions,
+            st.history_extensions,
             st.qs_see_skips,
         );
-        assert_eq!(acted, (0, 0, 0, 0, 0, 0), "{fen}");
+        assert_eq!(acted, (0, 0, 0, 0, 0, 0, 0), "{fen}");
         assert_eq!(nodes, fresh_search(with(&corr_moved), fen, 9).0, "{fen}");
     }
     // Each switch on, with what counts its action (the correction has no count).
     type Count = Option<fn(&SearchStats) -> u64>;
-    let on: [(&str, &str, Count); 10] = [
+    let on: [(&str, &str, Count); 11] = [
         ("lmr_deeper_margin", "40", Some(|s| s.lmr_deeper)),
         ("lmr_shallower_margin", "8", Some(|s| s.lmr_shallower)),
         ("lmr_capture_pct", "70", Some(|s| s.lmr_capture_reductions)),
@@ -672,6 +675,7 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
             "100",
             Some(|s| s.lmr_noisy_reductions),
         ),
+        ("ext_history_min", "500", Some(|s| s.history_extensions)),
         ("qs_see_floor", "1", Some(|s| s.qs_see_skips)),
         ("qs_see_margin", "100", Some(|s| s.qs_see_skips)),
         ("corr_pawn_weight", "100", None),
