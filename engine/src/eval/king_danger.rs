@@ -16,9 +16,9 @@
 use shakmaty::attacks::{bishop_attacks, knight_attacks, rook_attacks};
 use shakmaty::{Board, Color, Role};
 
+use super::AttackMap;
 use super::features::Section;
 use super::trace::Tracer;
-use super::{AttackMap, king_zone};
 use crate::params::Params;
 use crate::score::S;
 
@@ -37,7 +37,8 @@ pub(super) struct KingDanger {
     shelter_pct: i32,
     quadratic_div: i32,
     linear_div: i32,
-    /// The zone's shape and what counts in it (`super::king_zone`, `side_terms`).
+    /// The zone's shape and what counts in it (`super::king_zone`, read through the
+    /// attack maps, and `side_terms`).
     pub(super) zone_deep: bool,
     pub(super) zone_pawn_filter: bool,
 }
@@ -89,7 +90,7 @@ impl KingDanger {
             return S::default();
         }
         let king = board.king_of(us).expect("legal positions have kings");
-        let zone = king_zone(king, us, k.zone_deep);
+        let zone = theirs.enemy_king_zone;
         // Weak: attacked, defended at most once and only by our queen or king.
         let weak = theirs.all
             & !ours.twice

@@ -326,9 +326,8 @@ impl Evaluator {
         let own_king = 1u64 << king as u32;
         let mobility_area = !(pawn_attacks(them, enemy_pawns) | own_king | blocked_pawns);
         // king_danger_zone_pawn_filter: squares two enemy pawns guard are no target.
-        let kd = &self.king_danger;
-        let mut king_zone = king_zone(enemy_king, them, kd.zone_deep);
-        if kd.zone_pawn_filter {
+        let mut king_zone = map.enemy_king_zone;
+        if self.king_danger.zone_pawn_filter {
             king_zone &= !pawn_double_attacks(them, enemy_pawns);
         }
         // bishop_rammed_pawns_: own pawns blocked by an enemy pawn, fixed on their colour.
@@ -485,6 +484,8 @@ struct AttackMap {
     all: u64,
     /// By two or more pieces (pawns count as one).
     twice: u64,
+    /// The enemy king's zone (`king_zone`), drawn once for every term that reads it.
+    enemy_king_zone: u64,
     /// Attacks on enemy king-zone squares, counted per attacking piece (pawns as one).
     zone_hits: i32,
     /// Pieces (knight to queen) attacking the enemy king zone.
@@ -500,6 +501,7 @@ impl AttackMap {
         let pawns = pawn_attacks(color, (board.pawns() & board.by_color(color)).0);
         let king = king_attacks(board.king_of(color).expect("legal positions have kings")).0;
         let enemy_king = board.king_of(!color).expect("legal positions have kings");
+        let enemy_king_zone = king_zone(enemy_king, !color, zone_deep);
         let mut by = [0; 6];
         by[Role::Pawn as usize - 1] = pawns;
         by[Role::King as usize - 1] = king;
@@ -507,7 +509,8 @@ impl AttackMap {
             by,
             all: pawns | king,
             twice: pawns & king,
-            zone_hits: (pawns & king_zone(enemy_king, !color, zone_deep)).count_ones() as i32,
+            enemy_king_zone,
+            zone_hits: (pawns & enemy_king_zone).count_ones() as i32,
             zone_attackers: 0,
             zone_weight: 0,
         }
