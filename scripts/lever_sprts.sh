@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Fixed-node SPRTs of parameter variants against the compiled values, one after the
+# other, resumable: a lever built off (its shipped values leave the bench unchanged)
+# is judged by the match of its variant file, which turns it on.
+#
+#   STATE=DIR scripts/lever_sprts.sh VARIANT...   # e.g. qs_see_on lmr_noisy_on
+#
+# A VARIANT is a name under params/variants/ (with or without .json) or a path. Each
+# plays `--a name=VARIANT,FILE --b name=base,compiled` in DIR/VARIANT/games.jsonl and
+# goes on from there when run again, so the queue survives a killed session: run the
+# same command. The first run copies the tuner (whose compiled engine plays both
+# sides) into DIR/bin and declares the conditions in DIR/declared.txt (tuner sha256,
+# nodes or clock, SPRT bounds, seed); each variant's file is declared beside its games
+# (DIR/VARIANT/declared.txt), so a resume never continues a result under another
+# engine, setting or variant. Each finished SPRT adds its final line to DIR/summary.txt.
+#
+# Knobs (environment):
+#   TUNER     the tuner copied by the first run       [target/release/tuner]
+#   NODES     nodes per move                          [8000]
+#   TC        a clock instead of nodes, e.g. 10+0.1   [unset]
+#   ELO0 ELO1 the SPRT's bounds, normalized Elo       [0 5]
+#   PAIRS     the SPRT's cap on game pairs            [6000]
+#   SEED      seed of the openings                    [1]
+#   THREADS   games at a time                         [all cores]
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+source "$ROOT/scripts/lib/declared.sh"
+fail() { echo "lever_sprts: $*" >&2; exit 2; }
+say() { echo "lever_sprts: $*" >&2; }
+
+[[ -n ${STATE:-} ]] || fail "give the queue's folder as STATE=DIR"
+(($# > 0)) || fail "name at least one variant (params/variants/NAME.json or a path)"
+cd "$ROOT"
+TUNER=${TUNER:-$ROOT/target/release/tuner}
+NODES=${NODES:-8000}
+TC=${TC:-}
+ELO0=${ELO0:-0}
+ELO1=${ELO1:-5}
+PAIRS=${PAIRS:-6000}
+SEED=${SEED:-1}
+THREADS=${THREADS:-$(nproc)}
+for knob in NODES PAIRS SEED THREADS; do
+    [[ ${!knob} =~ ^[1-9][0-9]*$ ]] || fail "$knob must be a positive whole number, got '${!knob}'"
+done
+for knob in ELO0 ELO1; do
+    [[ ${!knob} =~ ^-?[0-9]+(\.[0-9]+)?$ ]] || fail "$knob must be a number, got '${!knob}'"
+done
+[[ -z $TC || $TC =~ ^[0-9]+(\.[0-9]+)?\+[0-9]+(\.[0-9]+)?$ ]] ||
+    fail "TC must be BASE+INC in seconds (for example 10+0.1), got '$TC'"
+
+# Every variant is found before the first game, so a typo does not stop the queue later.
+files=()
+for v in "$@"; do
+    f=$v
+    [[ -f $f ]] || f=params/variants/${v%.json}.json
+    [[ -f $f ]] || fail "no variant '$v': neither a file nor params/variants/${v%.json}.json"
+    files+=("$f")
+done
+
+bin=$STATE/bin/tuner
+limit=(--nodes "$NODES")
+[[ -n $TC ]] && limit=(--tc "$TC")
+
+declaration() {
+    echo "tuner sha256 $(sha256sum "$bin" | cut -c1-16), $("$bin" --version)"
+    echo "${limit[*]}, sprt elo0=$ELO0 elo1=$ELO1 (normalized), at most $PAIRS pairs, seed $SEED"
+}
+
+mkdir -p "$STATE/bin"
+if [[ ! -s $STATE/declared.txt ]]; then
+    [[ -x $TUNER ]] || fail "TUNER=$TUNER is not an executable"
+    cp "$TUNER" "$bin"
+    echo "built from $(git rev-parse --short HEAD 2>/dev/null || echo '?'), bench $(tr -dc '0-9' <bench.txt)" >"$STATE/origin.txt"
+fi
+declare_or_check "$STATE/declared.txt" "queue" lever_sprts
+
+for f in "${files[@]}"; do
+    name=$(basename "$f" .json)
+    dir=$STATE/$name
+    mkdir -p "$dir"
+    if grep -q "^$name " "$STATE/summary.txt" 2>/dev/null; then
+        say "$name: finished before ($STATE/summary.txt)"
+        continue
+    fi
+    # declare_or_check prints `declaration`: from here on, the variant's.
+    declaration() { echo "variant $f sha256 $(sha256sum "$f" | cut -c1-16)"; }
+    declare_or_check "$dir/declared.txt" "variant" lever_sprts
+    resume=()
+    [[ -s $dir/games.jsonl ]] && resume=(--resume)
+    say "$name: $f against the compiled values (${limit[*]}${resume:+, continued})"
+    "$bin" match --a "name=$name,$f" --b name=base,compiled "${limit[@]}" --hash 8 \
+        --concurrency "$THREADS" --seed "$SEED" --sprt elo0="$ELO0" elo1="$ELO1" \
+        --pairs "$PAIRS" --results "$dir/games.jsonl" "${resume[@]}" 2>&1 | tee -a "$dir/log"
+    # The match's final report: its Elo, Games and LLR lines, on one line.
+    report=$(for key in Elo Games LLR; do grep "^$key: " "$dir/log" | tail -n 1; done | paste -sd'|')
+    echo "$name $(date -u +%F): ${report:-no report}" >>"$STATE/summary.txt"
+done
+say "done: $STATE/summary.txt"
+cat "$STATE/summary.txt"
