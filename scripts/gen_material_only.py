@@ -35,8 +35,11 @@ doc["description"] = ("Material-only evaluation (PeSTO material; every other ter
                       "the baseline for matches against the full evaluation.")
 for p in doc["params"]:
     name = p["name"]
-    if name.startswith("material_") or name.endswith("_div"):
-        continue  # material, and divisors (never zero) of terms zeroed elsewhere
+    if name.startswith("material_"):
+        p["value"] = p["start"]  # PeSTO's material, the start values
+        continue
+    if name.endswith("_div"):
+        continue  # divisors (never zero) of terms zeroed elsewhere
     v = 100 if name.startswith("scale_") else 0
     p["value"] = p["start"] = v
 dump(os.path.join(ROOT, "params/variants/material_only.json"), doc)

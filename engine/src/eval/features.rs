@@ -67,13 +67,15 @@ pub enum Section {
     BishopPair,
     BadBishop,
     Threats,
+    Space,
+    Closedness,
     Complexity,
     Tempo,
 }
 
 impl Section {
     /// Trace lines in display order.
-    pub const ALL: [Section; 17] = [
+    pub const ALL: [Section; 19] = [
         Section::Material,
         Section::Psqt,
         Section::Mobility,
@@ -89,6 +91,8 @@ impl Section {
         Section::BishopPair,
         Section::BadBishop,
         Section::Threats,
+        Section::Space,
+        Section::Closedness,
         Section::Complexity,
         Section::Tempo,
     ];
@@ -111,6 +115,8 @@ impl Section {
             Section::BishopPair => "bishop pair",
             Section::BadBishop => "bad bishop",
             Section::Threats => "threats",
+            Section::Space => "space",
+            Section::Closedness => "closedness",
             Section::Complexity => "complexity",
             Section::Tempo => "tempo",
         }

@@ -13,7 +13,8 @@
 //! [`Evaluator::psq_table`]; other positions are summed here.
 //!
 //! The files: one per group of terms (`pawns.rs`, `passed.rs`, `king_danger.rs`,
-//! `shelter.rs`, `threats.rs`, `outposts.rs`, `complexity.rs`), the feature numbering
+//! `king_defenders.rs`, `shelter.rs`, `threats.rs`, `outposts.rs`, `space.rs`,
+//! `closedness.rs`, `complexity.rs`), the feature numbering
 //! Texel tuning reads (`features.rs`), the term-by-term trace (`trace.rs`) and the
 //! eval and pawn caches (`cache.rs`); this file sums them.
 //!
@@ -22,13 +23,16 @@
 //! tests also walk `perft`'s suite of positions.
 
 mod cache;
+mod closedness;
 mod complexity;
 pub mod features;
 mod king_danger;
+mod king_defenders;
 mod outposts;
 mod passed;
 mod pawns;
 mod shelter;
+mod space;
 #[cfg(test)]
 mod tests;
 mod threats;
@@ -71,8 +75,52 @@ pub struct Evaluator {
     scale_no_pawns: i32,
     king_danger: KingDanger,
     complexity: Complexity,
+    learnt: Learnt,
     pawns: PawnTable,
     cache: EvalCache,
+}
+
+/// Which of the terms learnt from Ethereal 12.75 (space, closedness, king defenders,
+/// king-pawn file distance, the queen's discovered attack, candidate passers) have a
+/// non-zero weight. A group whose weights are all zero is skipped, so shipping it at
+/// zero costs one test; the trace counts every term, so Texel tuning fits them from
+/// zero.
+#[derive(Clone, Copy, Debug, Default)]
+struct Learnt {
+    space: bool,
+    closedness: bool,
+    defenders: bool,
+    file_distance: bool,
+    discovered: bool,
+    candidates: bool,
+}
+
+impl Learnt {
+    fn new(weights: &[S; f::COUNT]) -> Learnt {
+        let any = |features: &[usize]| features.iter().any(|&i| weights[i] != S::default());
+        Learnt {
+            space: any(&[
+                f::SPACE_RESTRICT_PIECE,
+                f::SPACE_RESTRICT_EMPTY,
+                f::SPACE_CENTER_CONTROL,
+            ]),
+            closedness: any(&f::CLOSEDNESS_KNIGHT) || any(&f::CLOSEDNESS_ROOK),
+            defenders: any(&f::KING_DEFENDERS),
+            file_distance: any(&f::KING_PAWN_FILE_DISTANCE),
+            discovered: any(&[f::THREAT_QUEEN_DISCOVERED]),
+            candidates: any(&f::PAWN_CANDIDATE_RANK) || any(&f::PAWN_CANDIDATE_SUPPORTED_RANK),
+        }
+    }
+
+    /// Every term, for the trace.
+    const ALL: Learnt = Learnt {
+        space: true,
+        closedness: true,
+        defenders: true,
+        file_distance: true,
+        discovered: true,
+        candidates: true,
+    };
 }
 
 /// Rows of the mobility table: more than the 28 counts (0..=27) of a queen.
@@ -89,6 +137,7 @@ impl Evaluator {
             scale_no_pawns: 100,
             king_danger: KingDanger::default(),
             complexity: Complexity::default(),
+            learnt: Learnt::default(),
             pawns: PawnTable::new(),
             cache: EvalCache::new(),
         };
@@ -126,6 +175,7 @@ impl Evaluator {
         self.scale_no_pawns = params.scale_no_pawns_pct();
         self.king_danger = KingDanger::new(params);
         self.complexity = Complexity::new(params);
+        self.learnt = Learnt::new(&self.weights);
         self.pawns.clear();
         self.cache.clear();
     }
@@ -216,16 +266,19 @@ impl Evaluator {
         // Pawn structure (cached in the pawn hash table unless tracing), with the
         // outpost squares and each side's king shelter (White first)
         let (passed, outposts, shelter) = if T::ON {
-            let (s, passed) = pawns::evaluate(&self.weights[..], white_pawns, black_pawns, t);
+            let (s, passed) = pawns::evaluate(&self.weights[..], white_pawns, black_pawns, true, t);
             score += s;
             let shelter = [Color::White, Color::Black]
                 .map(|color| shelter::evaluate(&self.weights, board, color, t));
             let outposts = pawns::outpost_squares(white_pawns, black_pawns);
             (passed, outposts, shelter)
         } else {
-            let e = self
-                .pawns
-                .probe(&self.weights[..], white_pawns, black_pawns);
+            let e = self.pawns.probe(
+                &self.weights[..],
+                white_pawns,
+                black_pawns,
+                self.learnt.candidates,
+            );
             score += e.score;
             for (i, color) in [Color::White, Color::Black].into_iter().enumerate() {
                 let king = board.king_of(color).expect("legal positions have kings") as u8;
@@ -254,6 +307,12 @@ impl Evaluator {
                 }
             }};
         }
+        let learnt = if T::ON { Learnt::ALL } else { self.learnt };
+        let closedness = if learnt.closedness {
+            closedness::index(white_pawns, black_pawns)
+        } else {
+            0
+        };
         let mut maps = [AttackMap::default(); 2];
         for_each_color!(color => {
             maps[color as usize] = AttackMap::pawns_and_king(board, color, self.king_danger.zone_deep);
@@ -271,11 +330,26 @@ impl Evaluator {
             score += signed(color, o);
             score += signed(
                 color,
-                threats::evaluate(&self.weights, board, color, &maps, t),
+                threats::evaluate(&self.weights, board, color, &maps, learnt.discovered, t),
             );
             let ours = passed[white_first];
             let p = passed::evaluate(&self.weights, board, color, ours, &maps, t);
             score += signed(color, p);
+            let w = &self.weights;
+            let mut rest = S::default();
+            if learnt.space {
+                rest += space::evaluate(w, board, color, &maps, t);
+            }
+            if learnt.defenders {
+                rest += king_defenders::evaluate(w, board, color, t);
+            }
+            if learnt.file_distance {
+                rest += shelter::pawn_file_distance(w, board, color, t);
+            }
+            if learnt.closedness {
+                rest += closedness::evaluate(w, board, color, closedness, t);
+            }
+            score += signed(color, rest);
         });
 
         // Complexity: the endgame score away from or towards a draw

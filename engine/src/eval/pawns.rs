@@ -1,7 +1,7 @@
-//! Pawn structure: isolated, doubled, backward, connected (defended), phalanx and
-//! passed pawns by rank. These depend on the pawns alone, so the result is cached
-//! in a small pawn hash table keyed by both pawn bitboards (an exact key: no
-//! collisions). Passed-pawn terms that depend on other pieces (advance, king
+//! Pawn structure: isolated, doubled, backward, connected (defended), phalanx,
+//! candidate passers and passed pawns by rank. These depend on the pawns alone, so
+//! the result is cached in a small pawn hash table keyed by both pawn bitboards (an
+//! exact key: no collisions); the entry also keeps the outpost squares. Passed-pawn terms that depend on other pieces (advance, king
 //! distance, path) are scored each time from the cached passed-pawn sets (`passed.rs`).
 
 use super::Tracer;
@@ -74,11 +74,18 @@ impl PawnTable {
 
     /// The entry for these pawns, computing and storing it on a miss.
     #[inline]
-    pub fn probe(&mut self, weights: &[S], white: u64, black: u64) -> &mut PawnEntry {
+    /// `candidates`: whether to look for candidate passers (their weights are not all zero).
+    pub fn probe(
+        &mut self,
+        weights: &[S],
+        white: u64,
+        black: u64,
+        candidates: bool,
+    ) -> &mut PawnEntry {
         let e = &mut self.entries[Self::slot(white, black)];
         // The empty entry (no pawns) is valid: its score is zero.
         if e.white != white || e.black != black {
-            let (score, passed) = evaluate(weights, white, black, &mut super::NoTrace);
+            let (score, passed) = evaluate(weights, white, black, candidates, &mut super::NoTrace);
             *e = PawnEntry {
                 white,
                 black,
@@ -112,8 +119,15 @@ pub(super) fn outpost_squares(white: u64, black: u64) -> [u64; 2] {
     ]
 }
 
-/// Scores both sides' pawn structures (White minus Black) and finds the passed pawns.
-pub fn evaluate<T: Tracer>(weights: &[S], white: u64, black: u64, t: &mut T) -> (S, [u64; 2]) {
+/// Scores both sides' pawn structures (White minus Black) and finds the passed pawns;
+/// candidate passers only with `candidates`.
+pub fn evaluate<T: Tracer>(
+    weights: &[S],
+    white: u64,
+    black: u64,
+    candidates: bool,
+    t: &mut T,
+) -> (S, [u64; 2]) {
     let mut score = S::default();
     let mut passed = [0u64; 2];
     for color in Color::ALL {
@@ -169,6 +183,9 @@ pub fn evaluate<T: Tracer>(weights: &[S], white: u64, black: u64, t: &mut T) -> 
                 add(Section::PassedPawns, f::PAWN_PASSED_RANK[rr - 1], t);
             }
         }
+        if candidates {
+            side += candidate_passers(weights, color, own, opp, t);
+        }
         match color {
             Color::White => score += side,
             Color::Black => score -= side,
@@ -179,4 +196,50 @@ pub fn evaluate<T: Tracer>(weights: &[S], white: u64, black: u64, t: &mut T) -> 
         score,
         [passed[Color::White as usize], passed[Color::Black as usize]],
     )
+}
+
+/// Our candidate passers' score: pawns on ranks 2..=6, neither passed nor doubled,
+/// whose stoppers all attack them or their push square, with own pawns guarding the
+/// push square at least as often as enemy pawns attack it: one push and the trades
+/// make them passed (Ethereal's rule; Ethereal also counts the rear pawn of a doubled
+/// pair, which Occam's passed pawns leave out too). Scored by rank, apart for those
+/// own pawns defend now at least as often as enemy pawns attack them.
+// Not inlined: skipped while its weights are all zero, it should cost nothing then.
+#[inline(never)]
+fn candidate_passers<T: Tracer>(weights: &[S], color: Color, own: u64, opp: u64, t: &mut T) -> S {
+    let ci = color as usize ^ 1; // tables: White = 0
+    let mut s = S::default();
+    let mut bb = own;
+    while bb != 0 {
+        let sq = bb.trailing_zeros() as usize;
+        bb &= bb - 1;
+        let bit = 1u64 << sq;
+        let rr = relative_rank(color, sq);
+        let stoppers = PASSED[ci][sq] & opp;
+        if !(1..=5).contains(&rr) || stoppers == 0 || FRONT[ci][sq] & own != 0 {
+            continue;
+        }
+        let push = match color {
+            Color::White => bit << 8,
+            Color::Black => bit >> 8,
+        };
+        // Enemy pawns on the squares a pawn of ours there would attack attack that square.
+        let threats = pawn_attacks(color, bit) & opp;
+        let push_threats = pawn_attacks(color, push) & opp;
+        let push_support = pawn_attacks(!color, push) & own;
+        if stoppers & !(threats | push_threats) != 0
+            || push_support.count_ones() < push_threats.count_ones()
+        {
+            continue;
+        }
+        let support = pawn_attacks(!color, bit) & own;
+        let family = if support.count_ones() >= threats.count_ones() {
+            &f::PAWN_CANDIDATE_SUPPORTED_RANK
+        } else {
+            &f::PAWN_CANDIDATE_RANK
+        };
+        s += weights[family[rr - 1]];
+        t.add(Section::PawnStructure, family[rr - 1], color, 1);
+    }
+    s
 }

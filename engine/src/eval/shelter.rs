@@ -11,7 +11,10 @@
 //! of our nearest pawn is blocked: it cannot advance, only open a lever, so it has
 //! its own, smaller table. Pawns behind the king protect nothing and are ignored.
 //!
-//! The older king-safety counts live here too: own pawns one and two ranks ahead of
+//! The king's distance in files to the nearest file with any pawn
+//! (`king_pawn_file_distance_*`) is scored here too, apart from the shelter sum: a
+//! king far from every pawn is out of play in an endgame. The older king-safety
+//! counts live here as well: own pawns one and two ranks ahead of
 //! the king on its file and the files beside it (`king_shield_near/far`), and those
 //! files without any pawn or without ours (`king_open_file`, `king_semi_open_file`).
 //!
@@ -97,6 +100,30 @@ pub(super) fn evaluate<T: Tracer>(
         }
     }
     s + shield(weights, board, us, king, t)
+}
+
+/// Our king's distance in files to the nearest file with any pawn, scored from a
+/// table (`king_pawn_file_distance_*`; no term without pawns, the same for both
+/// kings). Apart from [`evaluate`]: king danger reads the shelter sum, this is not
+/// part of it.
+#[inline(always)]
+pub(super) fn pawn_file_distance<T: Tracer>(
+    weights: &[S; f::COUNT],
+    board: &Board,
+    us: Color,
+    t: &mut T,
+) -> S {
+    let files = rays::file_set(board.pawns().0);
+    if files == 0 {
+        return S::default();
+    }
+    let king_file = board.king_of(us).expect("legal positions have kings") as usize % 8;
+    // The nearest pawn file at or right of the king's, and at or left of it.
+    let right = (files >> king_file).trailing_zeros();
+    let left = ((files << (7 - king_file)) as u8).leading_zeros();
+    let feature = f::KING_PAWN_FILE_DISTANCE[right.min(left) as usize];
+    t.add(Section::KingShelter, feature, us, 1);
+    weights[feature]
 }
 
 /// Pawn shield and open files around our king (its file and the files beside it;

@@ -836,6 +836,13 @@ fn every_eval_weight_changes_the_evaluation_somewhere() {
             &f::KING_STORM_FILE_C,
             &f::KING_STORM_FILE_D,
             &f::KING_STORM_BLOCKED,
+            // The learnt terms' tables: `learnt_terms_*` and the tests after it.
+            &f::KING_DEFENDERS,
+            &f::KING_PAWN_FILE_DISTANCE,
+            &f::CLOSEDNESS_KNIGHT,
+            &f::CLOSEDNESS_ROOK,
+            &f::PAWN_CANDIDATE_RANK,
+            &f::PAWN_CANDIDATE_SUPPORTED_RANK,
         ];
         if f::PST.iter().any(|t| in_table(t))
             || f::MOBILITY.iter().any(|t| in_table(t))
@@ -1041,4 +1048,281 @@ fn material_psq_of_an_older_table_is_ignored() {
     let fresh = root.play_psq(root.parse_uci_move("g1f3").unwrap(), eval.psq_table());
     let null = fresh.play_null().unwrap();
     assert_eq!(null.psq(eval.psq_table()), fresh.psq(eval.psq_table()));
+}
+
+// Space, closedness, king defenders, king-pawn file distance, candidate passers and
+// the queen's discovered attack: shipped at 0, so the tests give them weights.
+
+/// The families of these terms' weights.
+const LEARNT_TERMS: [&str; 7] = [
+    "space_",
+    "closedness_",
+    "king_defenders_",
+    "king_pawn_file_distance_",
+    "pawn_candidate_rank_",
+    "pawn_candidate_supported_rank_",
+    "threat_queen_discovered",
+];
+
+/// Default params with every weight of [`LEARNT_TERMS`] set to a distinct non-zero value.
+fn learnt_terms_on() -> Params {
+    let mut p = Params::default();
+    for (k, spec) in PARAM_SPECS.iter().enumerate() {
+        let learnt = LEARNT_TERMS
+            .iter()
+            .any(|prefix| spec.name.starts_with(prefix));
+        if learnt {
+            let v = (k * 7 % 37) as i32 - 18;
+            p.set(k, if v == 0 { 11 } else { v }).unwrap();
+        }
+    }
+    p
+}
+
+#[test]
+fn learnt_terms_are_colour_symmetric_linear_and_cached() {
+    let params = learnt_terms_on();
+    let mut cached = Evaluator::new(&params);
+    let mut moved = 0;
+    for p in random_positions(1500, 13) {
+        let fresh = Evaluator::new(&params).evaluate(&p);
+        assert_eq!(cached.evaluate(&p), fresh, "cache: {}", p.fen());
+        assert_eq!(cached.evaluate(&p.mirrored()), fresh, "mirror: {}", p.fen());
+        let c = cached.coefficients(&p);
+        let w = cached.weights();
+        let sum = |phase: fn(&S) -> i32| {
+            c.features
+                .iter()
+                .map(|&(feat, n)| i64::from(n) * i64::from(phase(&w[feat as usize])))
+                .sum::<i64>()
+        };
+        let mg = i64::from(c.offset.mg) + sum(|s| s.mg);
+        let eg = i64::from(c.offset.eg) + sum(|s| s.eg);
+        let linear = (mg * i64::from(c.phase) + eg * i64::from(24 - c.phase)) as f64 / 24.0
+            * f64::from(c.scale)
+            / 100.0;
+        let white = if p.turn() == Color::White {
+            fresh
+        } else {
+            -fresh
+        };
+        assert!((linear - f64::from(white)).abs() < 2.0, "{}", p.fen());
+        moved += i32::from(fresh != Evaluator::new(&Params::default()).evaluate(&p));
+    }
+    // The terms act on most positions.
+    assert!(moved > 1000, "{moved}");
+}
+
+/// Attackers of `sq` by `color` counted as the attack maps count them: each piece
+/// once, all pawns together once.
+fn attack_count(board: &Board, color: Color, sq: Square) -> u32 {
+    let attackers = board.attacks_to(sq, color, board.occupied());
+    let pawns = attackers & board.pawns();
+    (attackers & !board.pawns()).count() as u32 + u32::from(pawns.any())
+}
+
+#[test]
+fn space_and_king_terms_match_their_definitions_square_by_square() {
+    let wide_centre =
+        |sq: Square| (2..=5).contains(&(sq as usize % 8)) && (2..=5).contains(&(sq as usize / 8));
+    let mut e = Evaluator::new(&Params::default());
+    for p in random_positions(400, 17) {
+        let board = p.board().board();
+        let c = e.coefficients(&p);
+        let coef = |feature: usize| {
+            c.features
+                .iter()
+                .find(|x| usize::from(x.0) == feature)
+                .map_or(0, |x| i32::from(x.1))
+        };
+        let pieces =
+            (board.knights() | board.bishops()).count() + 2 * board.rooks_and_queens().count();
+        let mut expected = [0i32; 3];
+        let mut defenders = [0usize; 2];
+        for color in Color::ALL {
+            let sign = if color == Color::White { 1 } else { -1 };
+            let king = board.king_of(color).unwrap();
+            for sq in Square::ALL {
+                let (ours, theirs) = (
+                    attack_count(board, color, sq),
+                    attack_count(board, !color, sq),
+                );
+                let own_pawn_guard =
+                    (board.attacks_to(sq, color, board.occupied()) & board.pawns()).any();
+                if theirs >= 2 && ours == 1 && !own_pawn_guard {
+                    expected[usize::from(!board.occupied().contains(sq))] += sign;
+                }
+                let holds = ours > 0 || board.by_color(color).contains(sq);
+                if pieces > 12 && wide_centre(sq) && theirs == 0 && holds {
+                    expected[2] += sign;
+                }
+                // The area: three files by four ranks, one behind the king to two in front.
+                let (kf, kr) = (
+                    king.file() as i32,
+                    rays::relative_rank(color, king as usize) as i32,
+                );
+                let centre_file = kf.clamp(1, 6);
+                let (f, r) = (
+                    sq.file() as i32,
+                    rays::relative_rank(color, sq as usize) as i32,
+                );
+                let defender =
+                    board.by_color(color) & (board.pawns() | board.knights() | board.bishops());
+                if (f - centre_file).abs() <= 1
+                    && (r - kr) >= -1
+                    && (r - kr) <= 2
+                    && defender.contains(sq)
+                {
+                    defenders[color as usize ^ 1] += 1;
+                }
+            }
+        }
+        let found = [
+            f::SPACE_RESTRICT_PIECE,
+            f::SPACE_RESTRICT_EMPTY,
+            f::SPACE_CENTER_CONTROL,
+        ]
+        .map(coef);
+        assert_eq!(found, expected, "space: {}", p.fen());
+        let [white, black] = defenders;
+        let mut table = [0; 12];
+        table[white] += 1;
+        table[black] -= 1;
+        assert_eq!(f::KING_DEFENDERS.map(coef), table, "defenders: {}", p.fen());
+    }
+}
+
+#[test]
+fn closedness_and_king_pawn_file_distance_match_their_definitions() {
+    let mut e = Evaluator::new(&Params::default());
+    for p in random_positions(400, 19) {
+        let board = p.board().board();
+        // The trace counts every term, whatever its weight.
+        let mut c = Counts::new(false);
+        e.white_score(p.board(), &mut c);
+        let fen = p.fen();
+        let files: Vec<i32> = (0..8)
+            .filter(|&f| (board.pawns() & Bitboard::from_file(File::new(f as u32))).any())
+            .collect();
+        let rammed = Square::ALL
+            .into_iter()
+            .filter(|&sq| {
+                (board.pawns() & board.white()).contains(sq)
+                    && sq
+                        .offset(8)
+                        .is_some_and(|up| (board.pawns() & board.black()).contains(up))
+            })
+            .count() as i32;
+        let pawns = board.pawns().count() as i32;
+        let open = 8 - files.len() as i32;
+        let index = ((pawns + 3 * rammed - 4 * open) / 3).clamp(0, 8) as usize;
+        for (table, role) in [
+            (&f::CLOSEDNESS_KNIGHT, Role::Knight),
+            (&f::CLOSEDNESS_ROOK, Role::Rook),
+        ] {
+            for (i, &feature) in table.iter().enumerate() {
+                let n = |color: Color| {
+                    if i == index {
+                        board.by_piece(role.of(color)).count() as i32
+                    } else {
+                        0
+                    }
+                };
+                assert_eq!(
+                    (c.white[feature], c.black[feature]),
+                    (n(Color::White), n(Color::Black)),
+                    "{fen} {i}"
+                );
+            }
+        }
+        for color in Color::ALL {
+            let king = board.king_of(color).unwrap().file() as i32;
+            let expected = files
+                .iter()
+                .map(|f| (f - king).unsigned_abs() as usize)
+                .min();
+            let counts = if color == Color::White {
+                &c.white
+            } else {
+                &c.black
+            };
+            for (d, &feature) in f::KING_PAWN_FILE_DISTANCE.iter().enumerate() {
+                assert_eq!(
+                    counts[feature],
+                    i32::from(expected == Some(d)),
+                    "{fen} {color:?} {d}"
+                );
+            }
+        }
+    }
+}
+
+/// The learnt terms' switches follow the weights through `refresh`: an evaluator
+/// refreshed to weights that turn them on evaluates as a fresh one, and back.
+#[test]
+fn learnt_terms_follow_refresh() {
+    let (off, on) = (Params::default(), learnt_terms_on());
+    let mut e = Evaluator::new(&off);
+    let positions = random_positions(300, 23);
+    for (round, params) in [&on, &off, &on].into_iter().enumerate() {
+        e.refresh(params);
+        let mut fresh = Evaluator::new(params);
+        for p in &positions {
+            assert_eq!(
+                e.evaluate(p),
+                fresh.evaluate(p),
+                "round {round} {}",
+                p.fen()
+            );
+        }
+    }
+}
+
+#[test]
+fn candidate_passers_need_every_stopper_tradeable() {
+    // b5 (a4 behind it) against c6: one push, the trade, and b-pawn is through;
+    // Black's c6 is a candidate too, but nothing of its own defends it.
+    let fen = "4k3/8/2p5/1P6/P7/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PAWN_CANDIDATE_SUPPORTED_RANK[3]), (1, 0));
+    assert_eq!(count(fen, f::PAWN_CANDIDATE_RANK[1]), (0, 1));
+    // b4 pushed to b5 meets a6, which c4 answers: a candidate the push makes (its
+    // push square is guarded as often as attacked); a6 against b4 is none (b4 is
+    // attacked-by nothing of Black's, and nothing guards a5).
+    let fen = "4k3/8/p7/8/1PP5/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PAWN_CANDIDATE_SUPPORTED_RANK[2]), (1, 0));
+    assert_eq!(count(fen, f::PAWN_CANDIDATE_RANK[3]), (0, 0));
+    // Without c4 the push square is attacked and unguarded: no candidate.
+    assert_eq!(
+        count(
+            "4k3/8/p7/8/1P6/8/8/4K3 w - - 0 1",
+            f::PAWN_CANDIDATE_SUPPORTED_RANK[2]
+        ),
+        (0, 0)
+    );
+    // A pawn blocked head-on is no candidate; nor is one with two stoppers on one
+    // side and no support for its push.
+    for fen in [
+        "4k3/8/8/1p6/1P6/8/8/4K3 w - - 0 1",
+        "4k3/2p5/2p5/1P6/8/8/8/4K3 w - - 0 1",
+    ] {
+        for family in [&f::PAWN_CANDIDATE_RANK, &f::PAWN_CANDIDATE_SUPPORTED_RANK] {
+            for &feature in family.iter() {
+                assert_eq!(count(fen, feature).0, 0, "{fen}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_queen_with_one_piece_before_an_enemy_bishop_or_rook_is_in_danger() {
+    let on = |fen: &str| count(fen, f::THREAT_QUEEN_DISCOVERED);
+    assert_eq!(on("3rk3/8/8/8/3N4/8/8/3QK3 w - - 0 1"), (1, 0));
+    assert_eq!(on("7k/8/8/b7/8/2p5/8/4Q1K1 w - - 0 1"), (1, 0));
+    // Two pieces between, none, or a queen (not a bishop or rook) at the end: no term.
+    assert_eq!(on("3rk3/8/8/8/3N4/3P4/8/3QK3 w - - 0 1"), (0, 0));
+    assert_eq!(on("3rk3/8/8/8/8/8/8/3QK3 w - - 0 1"), (0, 0));
+    assert_eq!(on("3qk3/8/8/8/3N4/8/8/3QK3 w - - 0 1"), (0, 0));
+    // A bishop on the queen's file, a rook on its diagonal: not their lines.
+    assert_eq!(on("3bk3/8/8/8/3N4/8/8/3QK3 w - - 0 1"), (0, 0));
+    assert_eq!(on("7k/8/8/r7/8/2p5/8/4Q1K1 w - - 0 1"), (0, 0));
 }

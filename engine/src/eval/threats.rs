@@ -5,13 +5,15 @@
 //! once per evaluation in `side_terms`). A piece attacked by a lesser piece is lost
 //! or must move whatever defends it, so those terms ignore defence; attacks by equal
 //! or greater pieces (rook or queen on a minor, king on a minor or rook) count only
-//! when the piece is poorly defended. The queen is penalised for any attack.
+//! when the piece is poorly defended. The queen is penalised for any attack, and for
+//! standing on an enemy bishop's or rook's line with one piece between them (a
+//! discovered attack or a pin waiting to happen; learnt from Ethereal).
 
 use super::features::{self as f, Section};
 use super::{AttackMap, Tracer};
-use crate::rays::pawn_attacks;
+use crate::rays::{diagonal, pawn_attacks, straight};
 use crate::score::S;
-use shakmaty::{Board, Color, Role};
+use shakmaty::{Board, Color, Role, Square, attacks};
 
 const PAWN: usize = Role::Pawn as usize - 1;
 const KNIGHT: usize = Role::Knight as usize - 1;
@@ -20,13 +22,15 @@ const ROOK: usize = Role::Rook as usize - 1;
 const QUEEN: usize = Role::Queen as usize - 1;
 const KING: usize = Role::King as usize - 1;
 
-/// Our threat score (penalties for what the enemy attacks, a bonus for pawn-push threats).
+/// Our threat score (penalties for what the enemy attacks, a bonus for pawn-push
+/// threats); the queen's discovered attacks only with `discovered`.
 #[inline(always)]
 pub(super) fn evaluate<T: Tracer>(
     weights: &[S; f::COUNT],
     board: &Board,
     us: Color,
     maps: &[AttackMap; 2],
+    discovered: bool,
     t: &mut T,
 ) -> S {
     let them = !us;
@@ -85,5 +89,34 @@ pub(super) fn evaluate<T: Tracer>(
             t.add(Section::Threats, feature, us, n);
         }
     }
+    if discovered && queens != 0 {
+        let n = discovered_queens(board, them, queens).count_ones() as i32;
+        if n > 0 {
+            s += weights[f::THREAT_QUEEN_DISCOVERED] * n;
+            t.add(Section::Threats, f::THREAT_QUEEN_DISCOVERED, us, n);
+        }
+    }
     s
+}
+
+/// Those of `queens` that stand on a line of a bishop or rook of `them` with exactly
+/// one piece (of either colour) between them.
+#[inline(always)]
+fn discovered_queens(board: &Board, them: Color, queens: u64) -> u64 {
+    let enemy = board.by_color(them).0;
+    let bishops = enemy & board.bishops().0;
+    let rooks = enemy & board.rooks().0;
+    let mut found = 0;
+    for queen in shakmaty::Bitboard(queens) {
+        let mut aimed = (diagonal(queen).0 & bishops) | (straight(queen).0 & rooks);
+        while aimed != 0 {
+            let slider = Square::new(aimed.trailing_zeros());
+            aimed &= aimed - 1;
+            if (attacks::between(queen, slider) & board.occupied()).count() == 1 {
+                found |= 1u64 << queen as u32;
+                break;
+            }
+        }
+    }
+    found
 }
