@@ -2,7 +2,8 @@
 //!
 //! The enemy's attack on our king zone (king square and its neighbours, or with
 //! `king_danger_zone_deep` Ethereal's three files by four ranks; with
-//! `king_danger_zone_pawn_filter` squares two of our pawns guard are no target) as one
+//! `king_danger_zone_pawn_filter` squares two of our pawns guard are no target, for
+//! the enemy's pawns as for its pieces) as one
 //! count: attackers times their summed weights, attacked zone squares, weak zone
 //! squares, safe checks by piece type, minus own pawns in the zone and a missing
 //! enemy queen, plus a share of the king's broken shelter (`king_danger_shelter_pct`

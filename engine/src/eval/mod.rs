@@ -399,10 +399,12 @@ impl Evaluator {
         };
         let own_king = 1u64 << king as u32;
         let mobility_area = !(pawn_attacks(them, enemy_pawns) | own_king | blocked_pawns);
-        // king_danger_zone_pawn_filter: squares two enemy pawns guard are no target.
+        // king_danger_zone_pawn_filter: squares two enemy pawns guard are no target,
+        // for our pawns' hits (counted on the whole zone by the map) as for the pieces'.
         let mut king_zone = map.enemy_king_zone;
         if self.king_danger.zone_pawn_filter {
             king_zone &= !pawn_double_attacks(them, enemy_pawns);
+            map.zone_hits = (map.by[Role::Pawn as usize - 1] & king_zone).count_ones() as i32;
         }
         // bishop_rammed_pawns_: own pawns blocked by an enemy pawn, fixed on their colour.
         let rammed = match us {

@@ -431,6 +431,18 @@ fn the_deep_zone_and_the_pawn_filter_count_their_squares() {
     // g6 is guarded by the f7 and h7 pawns: the filter drops it.
     assert_eq!(hits(1, 1), 5);
     assert_eq!(hits(0, 1), 4);
+    // A pawn's hit on g6 (from f5) counts in the deep zone, and is dropped with it.
+    let with_pawn = |deep: i32, filter: i32| {
+        let p = only_danger(|p| {
+            p.king_danger_zone_attack = 10;
+            p.king_danger_zone_deep = deep;
+            p.king_danger_zone_pawn_filter = filter;
+        });
+        let mg = -king_safety_line(&p, "6k1/5ppp/8/5PNQ/8/8/8/K7 w - - 0 1").2;
+        (1..=20).find(|n| n * n == mg).unwrap()
+    };
+    assert_eq!(with_pawn(1, 0), 7);
+    assert_eq!(with_pawn(1, 1), 5);
     // Both on, the evaluation stays exactly colour-symmetric, edge kings included.
     let p = Params {
         king_danger_zone_deep: 1,
