@@ -1,8 +1,9 @@
 //! Pawn structure: isolated, doubled, backward, connected (defended), phalanx,
 //! candidate passers and passed pawns by rank. These depend on the pawns alone, so
 //! the result is cached in a small pawn hash table keyed by both pawn bitboards (an
-//! exact key: no collisions); the entry also keeps the outpost squares. Passed-pawn terms that depend on other pieces (advance, king
-//! distance, path) are scored each time from the cached passed-pawn sets (`passed.rs`).
+//! exact key: no collisions); the entry also keeps the outpost squares. Passed-pawn
+//! terms that depend on other pieces (advance, king distance, path) are scored each
+//! time from the cached passed-pawn sets (`passed.rs`).
 
 use super::Tracer;
 use super::features::{self as f, Section};
@@ -72,9 +73,9 @@ impl PawnTable {
         crate::prefetch::prefetch(&self.entries[Self::slot(white, black)]);
     }
 
-    /// The entry for these pawns, computing and storing it on a miss.
+    /// The entry for these pawns, computing and storing it on a miss; `candidates`:
+    /// whether to look for candidate passers (their weights are not all zero).
     #[inline]
-    /// `candidates`: whether to look for candidate passers (their weights are not all zero).
     pub fn probe(
         &mut self,
         weights: &[S],

@@ -2,14 +2,14 @@
 //! wide centre we hold unopposed.
 //!
 //! A square we attack once, the enemy at least twice, and no pawn of ours guards is
-//! contested on their terms: a piece on it (of either side) is fought over on their
-//! terms, and an empty one is of no use to us (`space_restrict_piece`,
+//! contested on their terms: a piece on it (of either side) is fought over at a
+//! loss, and an empty one is of no use to us (`space_restrict_piece`,
 //! `space_restrict_empty`, per square). Sliders see through nothing here (Ethereal's
-//! see through their own batteries). A
-//! square of the wide centre (c3..f6) that we attack or occupy and the enemy does
-//! not attack is room for our pieces (`space_center_control`), but only while
-//! enough pieces are left for room to matter: in an endgame one rook controls many
-//! unopposed squares and means little by it. Learnt from Ethereal's space terms.
+//! see through their own batteries). A square of the wide centre (c3..f6) that we
+//! attack or occupy and the enemy does not attack is room for our pieces
+//! (`space_center_control`), but only while enough pieces are left for room to
+//! matter: in an endgame one rook controls many unopposed squares and means little
+//! by it. Learnt from Ethereal's space terms.
 
 use super::features::{self as f, Section};
 use super::{AttackMap, Tracer};

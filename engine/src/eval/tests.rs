@@ -752,19 +752,32 @@ fn evaluation_is_exactly_colour_symmetric() {
     );
 }
 
+/// White's score as Texel tuning sees it: the coefficients times the weights, plus
+/// the non-linear offset, tapered and scaled.
+fn linear_white_score(c: &Coefficients, weights: &[S]) -> f64 {
+    let (mut mg, mut eg) = (i64::from(c.offset.mg), i64::from(c.offset.eg));
+    for &(feat, n) in &c.features {
+        mg += i64::from(n) * i64::from(weights[feat as usize].mg);
+        eg += i64::from(n) * i64::from(weights[feat as usize].eg);
+    }
+    (mg * i64::from(c.phase) + eg * i64::from(24 - c.phase)) as f64 / 24.0 * f64::from(c.scale)
+        / 100.0
+}
+
+/// The White-minus-Black count of `feature` in `c` (0 when absent).
+fn coefficient(c: &Coefficients, feature: usize) -> i32 {
+    c.features
+        .iter()
+        .find(|x| usize::from(x.0) == feature)
+        .map_or(0, |x| i32::from(x.1))
+}
+
 #[test]
 fn coefficients_reproduce_the_evaluation() {
     let mut e = Evaluator::new(&Params::default());
     for p in random_positions(1500, 11) {
         let c = e.coefficients(&p);
-        let (mut mg, mut eg) = (i64::from(c.offset.mg), i64::from(c.offset.eg));
-        for &(feat, n) in &c.features {
-            mg += i64::from(n) * i64::from(e.weights()[feat as usize].mg);
-            eg += i64::from(n) * i64::from(e.weights()[feat as usize].eg);
-        }
-        let linear = (mg * i64::from(c.phase) + eg * i64::from(24 - c.phase)) as f64 / 24.0
-            * f64::from(c.scale)
-            / 100.0;
+        let linear = linear_white_score(&c, e.weights());
         let white = if p.turn() == Color::White {
             e.evaluate(&p)
         } else {
@@ -787,12 +800,7 @@ fn shelter_storm_and_outposts_are_texel_coefficients() {
     // (No Black pawn on d or f that could chase the knight.)
     let fen = "r1bq1rk1/ppp3p1/2n2n2/4N3/3P4/7p/PPP2PP1/R1BQ1RK1 w - - 0 1";
     let c = Evaluator::new(&Params::default()).coefficients(&pos(fen));
-    let coef = |feature: usize| {
-        c.features
-            .iter()
-            .find(|x| usize::from(x.0) == feature)
-            .map_or(0, |x| i32::from(x.1))
-    };
+    let coef = |feature: usize| coefficient(&c, feature);
     // White: h file without own pawn, enemy pawn h3 two ranks ahead of g1.
     // Black: g8 with g7 one rank ahead, its h pawn (h3) five ranks ahead, and no
     // White pawn on the h file.
@@ -1100,19 +1108,7 @@ fn learnt_terms_are_colour_symmetric_linear_and_cached() {
         let fresh = Evaluator::new(&params).evaluate(&p);
         assert_eq!(cached.evaluate(&p), fresh, "cache: {}", p.fen());
         assert_eq!(cached.evaluate(&p.mirrored()), fresh, "mirror: {}", p.fen());
-        let c = cached.coefficients(&p);
-        let w = cached.weights();
-        let sum = |phase: fn(&S) -> i32| {
-            c.features
-                .iter()
-                .map(|&(feat, n)| i64::from(n) * i64::from(phase(&w[feat as usize])))
-                .sum::<i64>()
-        };
-        let mg = i64::from(c.offset.mg) + sum(|s| s.mg);
-        let eg = i64::from(c.offset.eg) + sum(|s| s.eg);
-        let linear = (mg * i64::from(c.phase) + eg * i64::from(24 - c.phase)) as f64 / 24.0
-            * f64::from(c.scale)
-            / 100.0;
+        let linear = linear_white_score(&cached.coefficients(&p), cached.weights());
         let white = if p.turn() == Color::White {
             fresh
         } else {
@@ -1141,12 +1137,7 @@ fn space_and_king_terms_match_their_definitions_square_by_square() {
     for p in random_positions(400, 17) {
         let board = p.board().board();
         let c = e.coefficients(&p);
-        let coef = |feature: usize| {
-            c.features
-                .iter()
-                .find(|x| usize::from(x.0) == feature)
-                .map_or(0, |x| i32::from(x.1))
-        };
+        let coef = |feature: usize| coefficient(&c, feature);
         let pieces =
             (board.knights() | board.bishops()).count() + 2 * board.rooks_and_queens().count();
         let mut expected = [0i32; 3];

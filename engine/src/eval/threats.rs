@@ -11,9 +11,9 @@
 
 use super::features::{self as f, Section};
 use super::{AttackMap, Tracer};
-use crate::rays::{diagonal, pawn_attacks, straight};
+use crate::rays::{lone_blockers, pawn_attacks};
 use crate::score::S;
-use shakmaty::{Board, Color, Role, Square, attacks};
+use shakmaty::{Bitboard, Board, Color, Role};
 
 const PAWN: usize = Role::Pawn as usize - 1;
 const KNIGHT: usize = Role::Knight as usize - 1;
@@ -100,23 +100,13 @@ pub(super) fn evaluate<T: Tracer>(
 }
 
 /// Those of `queens` that stand on a line of a bishop or rook of `them` with exactly
-/// one piece (of either colour) between them.
+/// one piece (of either colour) between them: a lone blocker (`rays::lone_blockers`,
+/// the pin finder) with the enemy's bishops and rooks, not its queens, as the sliders.
 #[inline(always)]
 fn discovered_queens(board: &Board, them: Color, queens: u64) -> u64 {
-    let enemy = board.by_color(them).0;
-    let bishops = enemy & board.bishops().0;
-    let rooks = enemy & board.rooks().0;
-    let mut found = 0;
-    for queen in shakmaty::Bitboard(queens) {
-        let mut aimed = (diagonal(queen).0 & bishops) | (straight(queen).0 & rooks);
-        while aimed != 0 {
-            let slider = Square::new(aimed.trailing_zeros());
-            aimed &= aimed - 1;
-            if (attacks::between(queen, slider) & board.occupied()).count() == 1 {
-                found |= 1u64 << queen as u32;
-                break;
-            }
-        }
-    }
-    found
+    let sliders = board.by_color(them) & (board.bishops() | board.rooks());
+    Bitboard(queens)
+        .into_iter()
+        .filter(|&queen| lone_blockers(board, queen, sliders).any())
+        .fold(0, |found, queen| found | 1u64 << queen as u32)
 }
