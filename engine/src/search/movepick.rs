@@ -80,8 +80,10 @@ pub struct MovePicker {
     pub skip_quiets: bool,
     /// lmp_check_: with `skip_quiets`, the checking quiets are skipped too.
     pub skip_quiet_checks: bool,
-    /// Q-search outside check: no quiets and no losing captures at all.
+    /// Q-search outside check: no quiets and no losing captures at all...
     noisy_only: bool,
+    /// ...except, with this (qs_check_), the quiets that give check, unsorted.
+    quiet_checks: bool,
     /// Built on the first [`MovePicker::quiet_gives_check`] of the node.
     check_squares: Option<CheckSquares>,
     /// Generate every legal move at once, even outside check (the reference order
@@ -164,14 +166,16 @@ impl MovePicker {
             skip_quiets: false,
             skip_quiet_checks: false,
             noisy_only: false,
+            quiet_checks: false,
             check_squares: None,
             full_list: false,
         }
     }
 
-    /// Q-search picker: good captures and promotions, or every evasion when in check.
+    /// Q-search picker: good captures and promotions, then with `quiet_checks` the
+    /// quiets that give check (qs_check_); or every evasion when in check.
     #[inline]
-    pub fn new_qsearch(tt_move: Option<Move>, in_check: bool) -> Self {
+    pub fn new_qsearch(tt_move: Option<Move>, in_check: bool, quiet_checks: bool) -> Self {
         let mut p = MovePicker::new(
             tt_move.filter(|m| in_check || is_noisy(m)),
             [None; 2],
@@ -180,6 +184,9 @@ impl MovePicker {
             false,
         );
         p.noisy_only = !in_check;
+        p.quiet_checks = !in_check && quiet_checks;
+        // The quiets' stage then offers only the checks (see `Stage::Quiets`).
+        p.skip_quiets = p.quiet_checks;
         p
     }
 
@@ -192,7 +199,7 @@ impl MovePicker {
             // Only the noisy moves; the main search generates its quiets in a later
             // stage.
             movegen::noisy_moves_for_picker(pos.board(), self.tt_move, &mut self.moves);
-            self.quiets_pending = !self.noisy_only;
+            self.quiets_pending = !self.noisy_only || self.quiet_checks;
         } else {
             // In check: every evasion at once. Only the moves are copied into the
             // picker's list (assigning the returned list copied all its 1.3 KB).
@@ -446,7 +453,7 @@ impl MovePicker {
                         self.bad_end += 1;
                     }
                     None => {
-                        self.stage = if self.noisy_only {
+                        self.stage = if self.noisy_only && !self.quiet_checks {
                             Stage::Done
                         } else {
                             Stage::ScoreQuiets
@@ -479,7 +486,12 @@ impl MovePicker {
                         }
                     }
                     self.cursor = 0;
-                    self.stage = Stage::BadCaptures;
+                    // The q-search never tries its losing captures.
+                    self.stage = if self.noisy_only {
+                        Stage::Done
+                    } else {
+                        Stage::BadCaptures
+                    };
                 }
                 Stage::BadCaptures => {
                     if self.cursor < self.bad_end {
@@ -591,7 +603,7 @@ mod tests {
             let tt = legal.iter().copied().find(is_noisy);
             for qsearch in [false, true] {
                 let mut p = if qsearch {
-                    MovePicker::new_qsearch(tt, pos.is_check())
+                    MovePicker::new_qsearch(tt, pos.is_check(), false)
                 } else {
                     MovePicker::new(tt, [None; 2], None, ContKeys::default(), false)
                 };
@@ -825,11 +837,56 @@ mod tests {
         let pos = Position::from_fen(fen, false).unwrap();
         let values = OrderingValues::new(&Params::default());
         let history = History::default();
-        let mut p = MovePicker::new_qsearch(None, false);
+        let mut p = MovePicker::new_qsearch(None, false, false);
         let mut out = Vec::new();
         while let Some(m) = p.next(&pos, &history, &values) {
             out.push(pos.move_to_uci(m));
         }
         assert_eq!(out, vec!["a1a8"]);
+    }
+
+    /// qs_check_: the q-search picker with quiet checks gives the good captures,
+    /// then exactly the quiet moves that give check, and never the losing capture;
+    /// in check it gives every evasion as without them.
+    #[test]
+    fn qsearch_with_quiet_checks_adds_exactly_the_checking_quiets() {
+        let values = OrderingValues::new(&Params::default());
+        let history = History::default();
+        let picked = |pos: &Position, in_check: bool, checks: bool| {
+            let mut p = MovePicker::new_qsearch(None, in_check, checks);
+            let mut out = Vec::new();
+            while let Some(m) = p.next(pos, &history, &values) {
+                out.push(m);
+            }
+            out
+        };
+        let fen = "r3k3/8/3p4/4p3/8/5N2/8/R3K2Q w - - 0 1";
+        let pos = Position::from_fen(fen, false).unwrap();
+        let mut quiet_checks: Vec<Move> = pos
+            .legal_moves()
+            .into_iter()
+            .filter(|m| !is_noisy(m) && pos.play(*m).is_check())
+            .collect();
+        assert_eq!(quiet_checks.len(), 2, "Qh5+ and Qh8+: {quiet_checks:?}");
+        let without = picked(&pos, false, false);
+        let with = picked(&pos, false, true);
+        assert_eq!(
+            with[..without.len()],
+            without[..],
+            "the captures come first"
+        );
+        let mut added = with[without.len()..].to_vec();
+        let key = |m: &Move| pos.move_to_uci(*m);
+        added.sort_by_key(key);
+        quiet_checks.sort_by_key(key);
+        assert_eq!(added, quiet_checks);
+        assert!(
+            with.iter().all(|m| pos.move_to_uci(*m) != "f3e5"),
+            "no losing capture"
+        );
+
+        let evading = Position::from_fen("4k3/8/8/8/8/8/3q4/R3K3 w - - 0 1", false).unwrap();
+        assert!(evading.is_check());
+        assert_eq!(picked(&evading, true, true), picked(&evading, true, false));
     }
 }

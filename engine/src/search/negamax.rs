@@ -103,7 +103,7 @@ impl Worker {
         // 1. Node entry.
         self.pv_len[ply] = ply;
         if depth <= 0 {
-            return self.qsearch(ctx, pos, alpha, beta, ply);
+            return self.qsearch(ctx, pos, alpha, beta, ply, 0);
         }
         if self.count_node_and_check_stop(ctx) {
             return 0;
@@ -195,7 +195,7 @@ impl Worker {
             if depth <= p.razor_max_depth()
                 && eval < alpha - p.razor_base() - p.razor_depth_sq() * depth * depth
             {
-                let v = self.qsearch(ctx, pos, alpha - 1, alpha, ply);
+                let v = self.qsearch(ctx, pos, alpha - 1, alpha, ply, 0);
                 if v < alpha && v.abs() < MATE_BOUND {
                     return v;
                 }
@@ -499,7 +499,7 @@ impl Worker {
             return None;
         }
         let pc_depth = depth - p.probcut_reduction();
-        let mut picker = MovePicker::new_qsearch(n.tt_move, false);
+        let mut picker = MovePicker::new_qsearch(n.tt_move, false, false);
         while let Some(m) = picker.next(pos, &self.history, &sh.derived.ordering) {
             let threshold = pc_beta - n.static_eval;
             if see_below(
@@ -515,7 +515,7 @@ impl Worker {
             let v = self.make_child(pos, m, key, |this, child| {
                 this.set_current_move(n.ply, Some(m), pos.turn());
                 let (a, b) = (-pc_beta, -pc_beta + 1);
-                let v = -this.qsearch(ctx, child, a, b, n.ply + 1);
+                let v = -this.qsearch(ctx, child, a, b, n.ply + 1, 0);
                 if v >= pc_beta && pc_depth > 0 {
                     return -this.negamax(ctx, child, a, b, pc_depth, n.ply + 1, !n.cut_node);
                 }

@@ -1,7 +1,9 @@
 //! Quiescence search: stand pat, then captures and promotions (generated alone by
 //! [`crate::movegen`], never the full move list), every evasion when in check,
 //! losing captures (SEE < 0) skipped, delta pruning (`qs_delta_`) and a SEE threshold
-//! that rises with the distance to alpha (`qs_see_`).
+//! that rises with the distance to alpha (`qs_see_`). With `qs_check_plies` its first
+//! plies also try the quiet moves that give check (`qs_check_`), so that the child,
+//! in check, searches every evasion and sees a mate the captures alone miss.
 
 use std::ops::ControlFlow;
 
@@ -10,10 +12,19 @@ use super::see::{captured_value, see_below};
 use super::tt::Bound;
 use super::{Ctx, Worker};
 use crate::movegen::is_noisy;
+use crate::params::Params;
 use crate::position::Position;
 use crate::score::{INF, MATE, MAX_PLY};
 
+/// qs_check_: whether the q-search ply `qs_ply` (0 where the main search drops into
+/// it) tries the quiet moves that give check.
+#[inline(always)]
+fn tries_quiet_checks(p: &Params, qs_ply: usize) -> bool {
+    qs_ply < p.qs_check_plies() as usize
+}
+
 impl Worker {
+    /// `qs_ply` counts the q-search's own plies: 0 where the main search calls it.
     pub(super) fn qsearch(
         &mut self,
         ctx: &Ctx,
@@ -21,6 +32,7 @@ impl Worker {
         mut alpha: i32,
         beta: i32,
         ply: usize,
+        qs_ply: usize,
     ) -> i32 {
         let (sh, p) = (ctx.shared, &ctx.shared.params);
         self.pv_len[ply] = ply;
@@ -62,9 +74,13 @@ impl Worker {
         let mut best_move = None;
         // Only a move the picker keeps is checked for legality (see `new_qsearch`).
         let tt_move = tt.and_then(|h| h.mv_if(pos, |m| in_check || is_noisy(m)));
-        let mut picker = MovePicker::new_qsearch(tt_move, in_check);
+        let quiet_checks = tries_quiet_checks(p, qs_ply);
+        let mut picker = MovePicker::new_qsearch(tt_move, in_check, quiet_checks);
         while let Some(m) = picker.next(pos, &self.history, &sh.derived.ordering) {
             if !in_check {
+                // qs_check_: a quiet check is pruned as a capture of nothing, and
+                // searched only when it does not lose the piece by SEE.
+                let quiet = !is_noisy(&m);
                 // qs_delta_: delta pruning. Even winning the victim outright cannot
                 // reach alpha.
                 if m.promotion().is_none()
@@ -79,14 +95,14 @@ impl Worker {
                 // (less the margin) by SEE; promotions keep 0, as delta pruning
                 // spares them. The picker already dropped losing captures; the TT
                 // move and promotions were not screened there.
-                let threshold = if m.is_promotion() {
+                let threshold = if m.is_promotion() || quiet {
                     0
                 } else {
                     (p.qs_see_floor())
                         .max(alpha - static_eval - p.qs_see_margin())
                         .max(0)
                 };
-                let unscreened = threshold > 0 || Some(m) == tt_move || m.is_promotion();
+                let unscreened = threshold > 0 || Some(m) == tt_move || m.is_promotion() || quiet;
                 if unscreened
                     && see_below(
                         pos,
@@ -99,12 +115,13 @@ impl Worker {
                     self.stats.qs_see_skips += u64::from(threshold > 0);
                     continue;
                 }
+                self.stats.qs_quiet_checks += u64::from(quiet);
             }
             // Prefetch the child's TT bucket before making the move, so the load
             // overlaps the copy-make.
             let key = self.prefetch_child(sh, pos, &m);
             let score = self.make_child(pos, m, key, |this, child| {
-                -this.qsearch(ctx, child, -beta, -alpha, ply + 1)
+                -this.qsearch(ctx, child, -beta, -alpha, ply + 1, qs_ply + 1)
             });
             if self.stopped {
                 return 0;

@@ -63,6 +63,8 @@ pub struct SearchStats {
     pub history_extensions: u64,
     /// qs_see_: q-search captures skipped under a SEE threshold raised above 0.
     pub qs_see_skips: u64,
+    /// qs_check_: quiet checks searched by the q-search.
+    pub qs_quiet_checks: u64,
     /// Index 0 is depth 1.
     pub iterations: Vec<IterationStats>,
 }
@@ -228,14 +230,15 @@ impl std::fmt::Display for SearchStats {
         )?;
         write!(
             f,
-            " histprune {} lmr-deeper {} lmr-shallower {} lmr-badcap {} lmr-noisy {} ext-hist {} qs-see {}",
+            " histprune {} lmr-deeper {} lmr-shallower {} lmr-badcap {} lmr-noisy {} ext-hist {} qs-see {} qs-checks {}",
             self.hist_prunes,
             self.lmr_deeper,
             self.lmr_shallower,
             self.lmr_capture_reductions,
             self.lmr_noisy_reductions,
             self.history_extensions,
-            self.qs_see_skips
+            self.qs_see_skips,
+            self.qs_quiet_checks
         )
     }
 }

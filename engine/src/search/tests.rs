@@ -620,12 +620,39 @@ fn iir_at_zero_plies_is_off_and_one_ply_changes_the_search() {
     );
 }
 
+/// qs_check_: a depth-1 search leaves the reply to the q-search. Captures alone
+/// cannot see the back-rank mate that punishes the queen's pawn grab (Rd8#, a quiet
+/// check); with quiet checks in the q-search's first ply the grab scores as mated.
+#[test]
+fn quiet_checks_in_qsearch_see_a_mate_at_the_horizon() {
+    let g = game("6k1/5ppp/8/q7/8/8/P4PPP/3R2K1 b - - 0 1");
+    let grab = g.position.parse_uci_move("a5a2").unwrap();
+    let score = |plies: &str| {
+        let mut p = Params::default();
+        p.set_by_name("qs_check_plies", plies).unwrap();
+        let limits = Limits {
+            depth: Some(1),
+            searchmoves: vec![grab],
+            ..Limits::default()
+        };
+        let mut s = Searcher::new(p, 4);
+        s.search(&g, &limits, &Control::default(), &mut |_| {})
+            .score
+    };
+    assert!(
+        matches!(score("0"), Score::Cp(cp) if cp > 200),
+        "{:?}",
+        score("0")
+    );
+    assert_eq!(score("1"), Score::Mate(-1));
+}
+
 /// lmr_deeper_ / lmr_shallower_ / lmr_capture_ / lmr_noisy_ / hist_prune_ / ext_history_ /
-/// corr_ / qs_see_: each switch at 0 (qs_see_ at its defaults) is off, and turning it on
-/// changes the tree of at least one position. Off: with every switch at 0 no quiet is
-/// pruned for its history, no re-search is deeper or shallower, no capture reduced, no
-/// quiet extended for its histories, no q-search capture skipped by a raised SEE
-/// threshold, and the correction tables'
+/// corr_ / qs_see_ / qs_check_: each switch at 0 (qs_see_ at its defaults) is off, and
+/// turning it on changes the tree of at least one position. Off: with every switch at 0
+/// no quiet is pruned for its history, no re-search is deeper or shallower, no capture
+/// reduced, no quiet extended for its histories, no q-search capture skipped by a raised
+/// SEE threshold, no quiet check searched in q-search, and the correction tables'
 /// rate and cap change nothing (their weights being 0, nothing is corrected).
 #[test]
 fn search_switches_at_zero_are_off_and_on_change_the_search() {
@@ -646,6 +673,7 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("corr_pawn_weight", "0"),
         ("corr_pieces_weight", "0"),
         ("corr_minor_weight", "0"),
+        ("qs_check_plies", "0"),
     ];
     let mut corr_moved = base.to_vec();
     corr_moved.extend_from_slice(&[("corr_rate", "40"), ("corr_max", "16")]);
@@ -659,13 +687,14 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
             st.lmr_noisy_reductions,
             st.history_extensions,
             st.qs_see_skips,
+            st.qs_quiet_checks,
         );
-        assert_eq!(acted, (0, 0, 0, 0, 0, 0, 0), "{fen}");
+        assert_eq!(acted, (0, 0, 0, 0, 0, 0, 0, 0), "{fen}");
         assert_eq!(nodes, fresh_search(with(&corr_moved), fen, 9).0, "{fen}");
     }
     // Each switch on, with what counts its action (the correction has no count).
     type Count = Option<fn(&SearchStats) -> u64>;
-    let on: [(&str, &str, Count); 11] = [
+    let on: [(&str, &str, Count); 12] = [
         ("lmr_deeper_margin", "40", Some(|s| s.lmr_deeper)),
         ("lmr_shallower_margin", "8", Some(|s| s.lmr_shallower)),
         ("lmr_capture_pct", "70", Some(|s| s.lmr_capture_reductions)),
@@ -678,6 +707,7 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("ext_history_min", "500", Some(|s| s.history_extensions)),
         ("qs_see_floor", "1", Some(|s| s.qs_see_skips)),
         ("qs_see_margin", "100", Some(|s| s.qs_see_skips)),
+        ("qs_check_plies", "1", Some(|s| s.qs_quiet_checks)),
         ("corr_pawn_weight", "100", None),
         ("corr_pieces_weight", "100", None),
         ("corr_minor_weight", "100", None),
