@@ -468,6 +468,19 @@ impl Worker {
         self.stopped
     }
 
+    /// draw_: the score of a draw by the rules in the tree. With `draw_jitter` on, +1 or
+    /// -1 by a bit of the node count (Ethereal's rule): a repetition no longer scores
+    /// exactly what the transposition table recalls for the same position reached
+    /// otherwise, so a line that only repeats is not taken for a safe 0 everywhere.
+    #[inline(always)]
+    fn draw_score(&self, p: &Params) -> i32 {
+        if p.draw_jitter() != 0 {
+            1 - (self.nodes & 2) as i32
+        } else {
+            0
+        }
+    }
+
     /// Draw by the rules inside the tree: fifty-move rule, insufficient material, or
     /// any earlier occurrence of this position (game history or search path) within
     /// the reversible stretch.

@@ -118,7 +118,7 @@ impl Worker {
         if !root {
             // Draws: repetition, fifty moves, insufficient material.
             if self.is_draw(pos) {
-                return 0;
+                return self.draw_score(p);
             }
             // MAX_PLY guard: return the static eval instead of overflowing the stacks.
             if ply >= MAX_PLY - 4 {

@@ -44,7 +44,7 @@ impl Worker {
         let pv_node = beta - alpha > 1;
         let in_check = pos.is_check();
         if self.is_draw(pos) {
-            return 0;
+            return self.draw_score(p);
         }
         if ply >= MAX_PLY - 4 {
             return if in_check { 0 } else { self.eval.evaluate(pos) };

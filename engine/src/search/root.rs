@@ -345,7 +345,10 @@ impl Worker {
 
     /// asp_: the root searched in a window around the previous score, widened on
     /// failure until the score falls inside. Returns the score and whether it failed
-    /// low on the way.
+    /// low on the way. asp_fail_high_: each fail high searches again a ply shallower
+    /// (at most `asp_fail_high_plies` plies in all, never below 1; a fail low goes back
+    /// to the full depth): a move that already beats the window needs less depth to
+    /// confirm it, and the iteration ends sooner.
     fn aspiration(
         &mut self,
         ctx: &Ctx,
@@ -361,17 +364,26 @@ impl Worker {
             beta = (prev_score + delta).min(INF);
         }
         let mut failed_low = false;
+        let mut search_depth = depth;
         loop {
-            let s = self.negamax(ctx, root, alpha, beta, depth, 0, false);
+            let s = self.negamax(ctx, root, alpha, beta, search_depth, 0, false);
             if self.stopped {
                 return (s, failed_low);
             }
             if s <= alpha {
                 failed_low = true;
+                search_depth = depth;
                 beta = (alpha + beta) / 2;
                 alpha = (s - delta).max(-INF);
             } else if s >= beta {
                 beta = (s + delta).min(INF);
+                if depth - search_depth < p.asp_fail_high_plies()
+                    && search_depth > 1
+                    && s < MATE_BOUND
+                {
+                    search_depth -= 1;
+                    self.stats.asp_fail_high_reductions += 1;
+                }
             } else {
                 return (s, failed_low);
             }

@@ -65,6 +65,8 @@ pub struct SearchStats {
     pub qs_see_skips: u64,
     /// qs_check_: quiet checks searched by the q-search.
     pub qs_quiet_checks: u64,
+    /// asp_fail_high_: root re-searches a ply shallower after a fail high.
+    pub asp_fail_high_reductions: u64,
     /// Index 0 is depth 1.
     pub iterations: Vec<IterationStats>,
 }
@@ -230,7 +232,7 @@ impl std::fmt::Display for SearchStats {
         )?;
         write!(
             f,
-            " histprune {} lmr-deeper {} lmr-shallower {} lmr-badcap {} lmr-noisy {} ext-hist {} qs-see {} qs-checks {}",
+            " histprune {} lmr-deeper {} lmr-shallower {} lmr-badcap {} lmr-noisy {} ext-hist {} qs-see {} qs-checks {} asp-fh {}",
             self.hist_prunes,
             self.lmr_deeper,
             self.lmr_shallower,
@@ -238,7 +240,8 @@ impl std::fmt::Display for SearchStats {
             self.lmr_noisy_reductions,
             self.history_extensions,
             self.qs_see_skips,
-            self.qs_quiet_checks
+            self.qs_quiet_checks,
+            self.asp_fail_high_reductions
         )
     }
 }

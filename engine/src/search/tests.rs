@@ -129,6 +129,28 @@ fn draws_are_recognised() {
     assert!(matches!(r.score, Score::Cp(v) if v > 500) || matches!(r.score, Score::Mate(_)));
 }
 
+/// draw_jitter: on, a draw by the rules in the tree scores +1 or -1, never 0 (the
+/// root of a dead draw takes the best of its children's); off, exactly 0.
+#[test]
+fn draw_jitter_scores_draws_one_off_zero() {
+    for (fen, depth) in [
+        ("8/8/4k3/8/8/3BK3/8/8 w - - 0 1", 6),
+        ("8/8/4k3/8/8/4K3/8/3Q4 w - - 99 80", 4),
+    ] {
+        let score = |jitter: &str| {
+            let mut p = Params::default();
+            p.set_by_name("draw_jitter", jitter).unwrap();
+            search_depth(&mut Searcher::new(p, 4), &game(fen), depth).score
+        };
+        assert_eq!(score("0"), Score::Cp(0), "{fen}");
+        assert!(
+            matches!(score("1"), Score::Cp(-1 | 1)),
+            "{fen}: {:?}",
+            score("1")
+        );
+    }
+}
+
 #[test]
 fn repetitions_against_game_history_and_search_path() {
     let mut s = searcher();
@@ -648,11 +670,12 @@ fn quiet_checks_in_qsearch_see_a_mate_at_the_horizon() {
 }
 
 /// lmr_deeper_ / lmr_shallower_ / lmr_capture_ / lmr_noisy_ / hist_prune_ / ext_history_ /
-/// corr_ / qs_see_ / qs_check_: each switch at 0 (qs_see_ at its defaults) is off, and
-/// turning it on changes the tree of at least one position. Off: with every switch at 0
-/// no quiet is pruned for its history, no re-search is deeper or shallower, no capture
-/// reduced, no quiet extended for its histories, no q-search capture skipped by a raised
-/// SEE threshold, no quiet check searched in q-search, and the correction tables'
+/// corr_ / qs_see_ / qs_check_ / asp_fail_high_: each switch at 0 (qs_see_ at its
+/// defaults) is off, and turning it on changes the tree of at least one position. Off:
+/// with every switch at 0 no quiet is pruned for its history, no re-search is deeper or
+/// shallower, no capture reduced, no quiet extended for its histories, no q-search
+/// capture skipped by a raised SEE threshold, no quiet check searched in q-search, no
+/// root re-search made shallower after a fail high, and the correction tables'
 /// rate and cap change nothing (their weights being 0, nothing is corrected).
 #[test]
 fn search_switches_at_zero_are_off_and_on_change_the_search() {
@@ -674,6 +697,7 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("corr_pieces_weight", "0"),
         ("corr_minor_weight", "0"),
         ("qs_check_plies", "0"),
+        ("asp_fail_high_plies", "0"),
     ];
     let mut corr_moved = base.to_vec();
     corr_moved.extend_from_slice(&[("corr_rate", "40"), ("corr_max", "16")]);
@@ -688,13 +712,14 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
             st.history_extensions,
             st.qs_see_skips,
             st.qs_quiet_checks,
+            st.asp_fail_high_reductions,
         );
-        assert_eq!(acted, (0, 0, 0, 0, 0, 0, 0, 0), "{fen}");
+        assert_eq!(acted, (0, 0, 0, 0, 0, 0, 0, 0, 0), "{fen}");
         assert_eq!(nodes, fresh_search(with(&corr_moved), fen, 9).0, "{fen}");
     }
     // Each switch on, with what counts its action (the correction has no count).
     type Count = Option<fn(&SearchStats) -> u64>;
-    let on: [(&str, &str, Count); 12] = [
+    let on: [(&str, &str, Count); 13] = [
         ("lmr_deeper_margin", "40", Some(|s| s.lmr_deeper)),
         ("lmr_shallower_margin", "8", Some(|s| s.lmr_shallower)),
         ("lmr_capture_pct", "70", Some(|s| s.lmr_capture_reductions)),
@@ -708,6 +733,11 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("qs_see_floor", "1", Some(|s| s.qs_see_skips)),
         ("qs_see_margin", "100", Some(|s| s.qs_see_skips)),
         ("qs_check_plies", "1", Some(|s| s.qs_quiet_checks)),
+        (
+            "asp_fail_high_plies",
+            "2",
+            Some(|s| s.asp_fail_high_reductions),
+        ),
         ("corr_pawn_weight", "100", None),
         ("corr_pieces_weight", "100", None),
         ("corr_minor_weight", "100", None),
