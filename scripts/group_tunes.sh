@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPSA tunes of parameter groups, one after the other, each judged by an SPRT of its
+# result against the values it started from; resumable.
+#
+#   STATE=DIR scripts/group_tunes.sh GROUP...   # e.g. 'king_danger_*' 'pawn_passed_*'
+#   TC=5+0.05 STATE=DIR scripts/group_tunes.sh 'tm_*'
+#
+# A GROUP is a `tuner spsa --params` pattern (`prefix_*`, or names separated by
+# commas). The first run copies the tuner (whose compiled engine plays every game) to
+# DIR/bin and the parameter files to DIR/start, and declares the conditions in
+# DIR/declared.txt: every group starts from those files, whatever the checkout holds
+# later. Each group tunes its own copy (DIR/GROUP/params/*.json, only the group's
+# values move), the tuner's write-back gate left out (`--force-write`: the SPRT judges),
+# then plays that copy against the start at fixed nodes (or TC) until the SPRT stops.
+# Run the same command again after a kill: a tune continues from its journal, an SPRT
+# from its games. Each finished group adds its final line to DIR/summary.txt; a group
+# whose SPRT accepts H1 is one to merge into params/ (its values are in
+# DIR/GROUP/params/), with its tune and match in the commit message.
+#
+# Knobs (environment):
+#   TUNER     the tuner copied by the first run            [target/release/tuner]
+#   PAIRS     SPSA pairs of each tune                      [3000]
+#   R_END     the tunes' learning rate at the end (--r-end) [0.01]
+#   NODES     nodes per move, tunes and SPRTs              [8000]
+#   TC        a clock instead of nodes, e.g. 5+0.05        [unset]
+#   ELO0 ELO1 the SPRT's bounds, normalized Elo            [0 5]
+#   SPRT_PAIRS the SPRT's cap on game pairs                [6000]
+#   SEED      seed of the tunes; the SPRTs play SEED + 1   [1]
+#   THREADS   games at a time                              [all cores]
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+source "$ROOT/scripts/lib/declared.sh"
+fail() { echo "group_tunes: $*" >&2; exit 2; }
+say() { echo "group_tunes: $*" >&2; }
+
+[[ -n ${STATE:-} ]] || fail "give the queue's folder as STATE=DIR"
+(($# > 0)) || fail "name at least one group, e.g. 'king_danger_*'"
+cd "$ROOT"
+TUNER=${TUNER:-$ROOT/target/release/tuner}
+PAIRS=${PAIRS:-3000}
+R_END=${R_END:-0.01}
+NODES=${NODES:-8000}
+TC=${TC:-}
+ELO0=${ELO0:-0}
+ELO1=${ELO1:-5}
+SPRT_PAIRS=${SPRT_PAIRS:-6000}
+SEED=${SEED:-1}
+THREADS=${THREADS:-$(nproc)}
+for knob in PAIRS NODES SPRT_PAIRS SEED THREADS; do
+    [[ ${!knob} =~ ^[1-9][0-9]*$ ]] || fail "$knob must be a positive whole number, got '${!knob}'"
+done
+for knob in ELO0 ELO1 R_END; do
+    [[ ${!knob} =~ ^-?[0-9]+(\.[0-9]+)?$ ]] || fail "$knob must be a number, got '${!knob}'"
+done
+[[ -z $TC || $TC =~ ^[0-9]+(\.[0-9]+)?\+[0-9]+(\.[0-9]+)?$ ]] ||
+    fail "TC must be BASE+INC in seconds (for example 5+0.05), got '$TC'"
+for group in "$@"; do
+    [[ $group =~ ^[a-z0-9_*,]+$ ]] ||
+        fail "a group is a --params pattern of parameter names, '*' and ',', got '$group'"
+done
+
+bin=$STATE/bin/tuner
+limit=(--nodes "$NODES")
+[[ -n $TC ]] && limit=(--tc "$TC")
+
+declaration() {
+    echo "tuner sha256 $(sha256sum "$bin" | cut -c1-16), $("$bin" --version)"
+    for f in "$STATE"/start/*.json; do echo "start $(basename "$f") sha256 $(sha256sum "$f" | cut -c1-16)"; done
+    echo "${limit[*]}, tunes of $PAIRS pairs at r_end $R_END (seed $SEED)," \
+        "sprt elo0=$ELO0 elo1=$ELO1 (normalized), at most $SPRT_PAIRS pairs (seed $((SEED + 1)))"
+}
+
+mkdir -p "$STATE/bin" "$STATE/start"
+if [[ ! -s $STATE/declared.txt ]]; then
+    [[ -x $TUNER ]] || fail "TUNER=$TUNER is not an executable"
+    cp "$TUNER" "$bin"
+    cp params/eval.json params/search.json params/schema.json "$STATE/start/"
+    echo "built from $(git rev-parse --short HEAD 2>/dev/null || echo '?'), bench $(tr -dc '0-9' <bench.txt)" >"$STATE/origin.txt"
+fi
+declare_or_check "$STATE/declared.txt" "queue" group_tunes
+start=$STATE/start
+
+for group in "$@"; do
+    name=${group//\*/}
+    name=${name//,/+}
+    name=${name%_}
+    dir=$STATE/$name
+    if grep -q "^$name " "$STATE/summary.txt" 2>/dev/null; then
+        say "$name: finished before ($STATE/summary.txt)"
+        continue
+    fi
+    if [[ ! -d $dir/params ]]; then
+        mkdir -p "$dir"
+        cp -r "$start" "$dir/params.tmp" && mv "$dir/params.tmp" "$dir/params"
+    fi
+    files=("$dir/params/eval.json" "$dir/params/search.json")
+    if [[ ! -s $dir/tuned.txt ]]; then
+        resume=()
+        [[ -s $dir/spsa.jsonl ]] && resume=(--resume)
+        say "$name: tune of $PAIRS pairs (${limit[*]}${resume:+, continued})"
+        "$bin" spsa "${files[@]}" --params "$group" --pairs "$PAIRS" --r-end "$R_END" \
+            "${limit[@]}" --seed "$SEED" --threads "$THREADS" --force-write \
+            --journal "$dir/spsa.jsonl" "${resume[@]}" 2>&1 | tee -a "$dir/tune.log"
+        date -u +%F >"$dir/tuned.txt"
+    fi
+    resume=()
+    [[ -s $dir/sprt.jsonl ]] && resume=(--resume)
+    say "$name: the tuned values against the start (${limit[*]}${resume:+, continued})"
+    "$bin" match --a "name=$name,$dir/params/eval.json,$dir/params/search.json" \
+        --b "name=start,$start/eval.json,$start/search.json" "${limit[@]}" --hash 8 \
+        --concurrency "$THREADS" --seed $((SEED + 1)) --sprt elo0="$ELO0" elo1="$ELO1" \
+        --pairs "$SPRT_PAIRS" --results "$dir/sprt.jsonl" "${resume[@]}" 2>&1 | tee -a "$dir/sprt.log"
+    report=$(for key in Elo Games LLR; do grep "^$key: " "$dir/sprt.log" | tail -n 1; done | paste -sd'|')
+    echo "$name $(date -u +%F): ${report:-no report}" >>"$STATE/summary.txt"
+done
+say "done: $STATE/summary.txt"
+cat "$STATE/summary.txt"
