@@ -622,10 +622,14 @@ impl Worker {
             (p.lmp_base() + p.lmp_depth_sq() * depth * depth) / (p.lmp_div() - n.improving_rate);
         let lmp_depth = depth <= p.lmp_max_depth();
         let lmp = lmp_depth && moves_searched as i32 >= lmp_limit;
-        // fp_: futility pruning of quiets.
+        // fp_: futility pruning of quiets, except one whose continuation histories
+        // together reach fp_history_max (halved when improving, as Ethereal's):
+        // the lines it continues have done well from here.
         let futile = !n.in_check
             && lmr_depth <= p.fp_max_depth()
-            && n.static_eval + p.fp_base() + p.fp_depth() * lmr_depth <= alpha;
+            && n.static_eval + p.fp_base() + p.fp_depth() * lmr_depth <= alpha
+            && c.cont_scores.counter + c.cont_scores.follow_up
+                < p.fp_history_max() >> u32::from(n.improving);
         if (lmp || futile) && !n.mate_hunt {
             // lmp_check_: this late, checks go with the other quiets (and need not
             // be looked for at all).
