@@ -381,6 +381,9 @@ impl Worker {
             if tried.len() < tried.capacity() {
                 tried.push(m);
             }
+            if excluded.is_some() && self.ends_singular_search(p, &quiets_tried, &captures_tried) {
+                break;
+            }
         }
 
         // 8. No legal move (besides an excluded one): mate, stalemate, or a singular
@@ -728,6 +731,18 @@ impl Worker {
             }
         }
         ControlFlow::Continue(0)
+    }
+
+    /// ext_se_limit_: whether a singular search, having tried these alternatives to
+    /// the TT move, stops: Ethereal's verification looks at a few quiets and a few
+    /// captures (`ext_se_limit_quiets`, `ext_se_limit_noisy`); no alternative
+    /// beating singular beta among them makes the TT move singular.
+    #[inline(always)]
+    fn ends_singular_search(&mut self, p: &Params, quiets: &MoveList, captures: &MoveList) -> bool {
+        let ends = quiets.len() as i32 >= p.ext_se_limit_quiets()
+            && captures.len() as i32 >= p.ext_se_limit_noisy();
+        self.stats.singular_limits += u64::from(ends);
+        ends
     }
 
     /// lmr_: the reduction in plies of the `move_number`th move, searched with a

@@ -67,6 +67,8 @@ pub struct SearchStats {
     pub qs_quiet_checks: u64,
     /// asp_fail_high_: root re-searches a ply shallower after a fail high.
     pub asp_fail_high_reductions: u64,
+    /// ext_se_limit_: singular searches stopped by their move limits.
+    pub singular_limits: u64,
     /// Index 0 is depth 1.
     pub iterations: Vec<IterationStats>,
 }
@@ -232,7 +234,7 @@ impl std::fmt::Display for SearchStats {
         )?;
         write!(
             f,
-            " histprune {} lmr-deeper {} lmr-shallower {} lmr-badcap {} lmr-noisy {} ext-hist {} qs-see {} qs-checks {} asp-fh {}",
+            " histprune {} lmr-deeper {} lmr-shallower {} lmr-badcap {} lmr-noisy {} ext-hist {} qs-see {} qs-checks {} asp-fh {} se-limit {}",
             self.hist_prunes,
             self.lmr_deeper,
             self.lmr_shallower,
@@ -241,7 +243,8 @@ impl std::fmt::Display for SearchStats {
             self.history_extensions,
             self.qs_see_skips,
             self.qs_quiet_checks,
-            self.asp_fail_high_reductions
+            self.asp_fail_high_reductions,
+            self.singular_limits
         )
     }
 }

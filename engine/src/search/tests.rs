@@ -670,8 +670,8 @@ fn quiet_checks_in_qsearch_see_a_mate_at_the_horizon() {
 }
 
 /// lmr_deeper_ / lmr_shallower_ / lmr_capture_ / lmr_noisy_ / hist_prune_ / ext_history_ /
-/// corr_ / qs_see_ / qs_check_ / asp_fail_high_ / fp_history_: each switch at 0 (qs_see_
-/// and fp_history_ at their defaults) is off, and turning it on changes the tree of at least one position. Off:
+/// corr_ / qs_see_ / qs_check_ / asp_fail_high_ / fp_history_ / ext_se_limit_: each
+/// switch at 0 (qs_see_, fp_history_ and ext_se_limit_ at their defaults) is off, and turning it on changes the tree of at least one position. Off:
 /// with every switch at 0 no quiet is pruned for its history, no re-search is deeper or
 /// shallower, no capture reduced, no quiet extended for its histories, no q-search
 /// capture skipped by a raised SEE threshold, no quiet check searched in q-search, no
@@ -699,6 +699,8 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("qs_check_plies", "0"),
         ("asp_fail_high_plies", "0"),
         ("fp_history_max", "131072"),
+        ("ext_se_limit_quiets", "256"),
+        ("ext_se_limit_noisy", "0"),
     ];
     let mut corr_moved = base.to_vec();
     corr_moved.extend_from_slice(&[("corr_rate", "40"), ("corr_max", "16")]);
@@ -714,13 +716,14 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
             st.qs_see_skips,
             st.qs_quiet_checks,
             st.asp_fail_high_reductions,
+            st.singular_limits,
         );
-        assert_eq!(acted, (0, 0, 0, 0, 0, 0, 0, 0, 0), "{fen}");
+        assert_eq!(acted, (0, 0, 0, 0, 0, 0, 0, 0, 0, 0), "{fen}");
         assert_eq!(nodes, fresh_search(with(&corr_moved), fen, 9).0, "{fen}");
     }
     // Each switch on, with what counts its action (the correction has no count).
     type Count = Option<fn(&SearchStats) -> u64>;
-    let on: [(&str, &str, Count); 14] = [
+    let on: [(&str, &str, Count); 15] = [
         ("lmr_deeper_margin", "40", Some(|s| s.lmr_deeper)),
         ("lmr_shallower_margin", "8", Some(|s| s.lmr_shallower)),
         ("lmr_capture_pct", "70", Some(|s| s.lmr_capture_reductions)),
@@ -740,6 +743,7 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
             Some(|s| s.asp_fail_high_reductions),
         ),
         ("fp_history_max", "2000", None),
+        ("ext_se_limit_quiets", "6", Some(|s| s.singular_limits)),
         ("corr_pawn_weight", "100", None),
         ("corr_pieces_weight", "100", None),
         ("corr_minor_weight", "100", None),
