@@ -31,6 +31,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/scripts/lib/declared.sh"
+source "$ROOT/scripts/lib/knobs.sh"
 fail() { echo "group_tunes: $*" >&2; exit 2; }
 say() { echo "group_tunes: $*" >&2; }
 
@@ -47,14 +48,9 @@ ELO1=${ELO1:-5}
 SPRT_PAIRS=${SPRT_PAIRS:-6000}
 SEED=${SEED:-1}
 THREADS=${THREADS:-$(nproc)}
-for knob in PAIRS NODES SPRT_PAIRS SEED THREADS; do
-    [[ ${!knob} =~ ^[1-9][0-9]*$ ]] || fail "$knob must be a positive whole number, got '${!knob}'"
-done
-for knob in ELO0 ELO1 R_END; do
-    [[ ${!knob} =~ ^-?[0-9]+(\.[0-9]+)?$ ]] || fail "$knob must be a number, got '${!knob}'"
-done
-[[ -z $TC || $TC =~ ^[0-9]+(\.[0-9]+)?\+[0-9]+(\.[0-9]+)?$ ]] ||
-    fail "TC must be BASE+INC in seconds (for example 5+0.05), got '$TC'"
+whole_numbers PAIRS NODES SPRT_PAIRS SEED THREADS
+numbers ELO0 ELO1 R_END
+clock_or_empty TC
 for group in "$@"; do
     [[ $group =~ ^[a-z0-9_*,]+$ ]] ||
         fail "a group is a --params pattern of parameter names, '*' and ',', got '$group'"

@@ -26,6 +26,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/scripts/lib/declared.sh"
+source "$ROOT/scripts/lib/knobs.sh"
 fail() { echo "lever_sprts: $*" >&2; exit 2; }
 say() { echo "lever_sprts: $*" >&2; }
 
@@ -40,14 +41,9 @@ ELO1=${ELO1:-5}
 PAIRS=${PAIRS:-6000}
 SEED=${SEED:-1}
 THREADS=${THREADS:-$(nproc)}
-for knob in NODES PAIRS SEED THREADS; do
-    [[ ${!knob} =~ ^[1-9][0-9]*$ ]] || fail "$knob must be a positive whole number, got '${!knob}'"
-done
-for knob in ELO0 ELO1; do
-    [[ ${!knob} =~ ^-?[0-9]+(\.[0-9]+)?$ ]] || fail "$knob must be a number, got '${!knob}'"
-done
-[[ -z $TC || $TC =~ ^[0-9]+(\.[0-9]+)?\+[0-9]+(\.[0-9]+)?$ ]] ||
-    fail "TC must be BASE+INC in seconds (for example 10+0.1), got '$TC'"
+whole_numbers NODES PAIRS SEED THREADS
+numbers ELO0 ELO1
+clock_or_empty TC
 
 # Every variant is found before the first game, so a typo does not stop the queue later.
 files=()
