@@ -2,13 +2,16 @@
 //!
 //! The enemy's attack on our king zone (king square and its neighbours, or with
 //! `king_danger_zone_deep` Ethereal's three files by four ranks; with
-//! `king_danger_zone_pawn_filter` squares two of our pawns guard are no target, for
-//! the enemy's pawns as for its pieces) as one
+//! `king_danger_zone_pawn_filter` squares two of our pawns guard are no target for the
+//! enemy's pieces; its pawns' hits count on the whole zone, as Ethereal's) as one
 //! count: attackers times their summed weights, attacked zone squares, weak zone
 //! squares, safe checks by piece type, minus own pawns in the zone and a missing
 //! enemy queen, plus a share of the king's broken shelter (`king_danger_shelter_pct`
-//! of its shelter-and-storm score, negated: the open king is punished more while the
-//! attack lasts, as Ethereal 12.75 feeds its shelter and storm into the count).
+//! of how far its shelter-and-storm score falls short of an intact castled king's: the
+//! open king is punished more while the attack lasts, as Ethereal 12.75 feeds its
+//! shelter and storm into the count, and a king behind f2 g2 h2 is where it was).
+//! In the deep zone the hits are scaled to a zone of nine squares, as Ethereal scales
+//! them: a king in the open has more squares to hit, not more danger per hit.
 //! Scored only when at least two pieces (or one and a queen) attack,
 //! quadratically in the middlegame (a lone attacker is harmless, a combined attack
 //! decisive) and linearly in the endgame. Not linear in its parameters, so Texel
@@ -18,8 +21,9 @@ use shakmaty::attacks::{bishop_attacks, knight_attacks, rook_attacks};
 use shakmaty::{Board, Color, Role};
 
 use super::AttackMap;
-use super::features::Section;
-use super::trace::Tracer;
+use super::features::{self as f, Section};
+use super::shelter;
+use super::trace::{NoTrace, Tracer};
 use crate::params::Params;
 use crate::score::S;
 
@@ -36,6 +40,9 @@ pub(super) struct KingDanger {
     check: [i32; 4],
     base: i32,
     shelter_pct: i32,
+    /// The middlegame shelter score of a king on g1 behind f2 g2 h2 against f7 g7 h7
+    /// (`SHELTER_REFERENCE`): the shelter share counts the shortfall from it.
+    shelter_reference: i32,
     quadratic_div: i32,
     linear_div: i32,
     /// The zone's shape and what counts in it (`super::king_zone`, read through the
@@ -44,8 +51,24 @@ pub(super) struct KingDanger {
     pub(super) zone_pawn_filter: bool,
 }
 
+/// An intact castled king, the zero of `king_danger_shelter_pct`: the shelter tables'
+/// level is free (the fit moves them together), so the share counts a shortfall.
+const SHELTER_REFERENCE: &str = "6k1/5ppp/8/8/8/8/5PPP/6K1";
+
+/// The zone size the deep zone's hits are scaled to (Ethereal's "usually 9 squares").
+const ZONE_SQUARES: i32 = 9;
+
 impl KingDanger {
-    pub(super) fn new(p: &Params) -> KingDanger {
+    /// From the parameters and the evaluation's weights (`weights`, for the shelter
+    /// reference).
+    pub(super) fn new(p: &Params, weights: &[S; f::COUNT]) -> KingDanger {
+        let shelter_pct = p.king_danger_shelter_pct();
+        let shelter_reference = if shelter_pct == 0 {
+            0
+        } else {
+            let board: Board = SHELTER_REFERENCE.parse().expect("a valid board");
+            shelter::evaluate(weights, &board, Color::White, &mut NoTrace).mg
+        };
         KingDanger {
             weight: [
                 p.king_danger_weight_knight(),
@@ -64,7 +87,8 @@ impl KingDanger {
                 p.king_danger_check_queen(),
             ],
             base: p.king_danger_base(),
-            shelter_pct: p.king_danger_shelter_pct(),
+            shelter_pct,
+            shelter_reference,
             quadratic_div: p.king_danger_quadratic_div().max(1),
             linear_div: p.king_danger_linear_div().max(1),
             zone_deep: p.king_danger_zone_deep() != 0,
@@ -107,11 +131,16 @@ impl KingDanger {
             straight,
             diagonal | straight,
         ];
+        let hits = if k.zone_deep {
+            theirs.zone_hits * ZONE_SQUARES / zone.count_ones() as i32
+        } else {
+            theirs.zone_hits
+        };
         let mut danger = theirs.zone_attackers * theirs.zone_weight
-            + k.zone_attack * theirs.zone_hits
+            + k.zone_attack * hits
             + k.weak_square * (weak & zone).count_ones() as i32
             + k.base
-            - k.shelter_pct * shelter_mg / 100;
+            + k.shelter_pct * (k.shelter_reference - shelter_mg) / 100;
         let own_pawns = (board.pawns() & board.by_color(us)).0;
         danger += k.friendly_pawn * (own_pawns & zone & !weak).count_ones() as i32;
         if enemy_queens == 0 {

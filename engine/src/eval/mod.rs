@@ -173,7 +173,7 @@ impl Evaluator {
         self.psq_table = PsqTable::new(|role, sq| self.psq[role as usize - 1][sq as usize]);
         self.scale_opposite_bishops = params.scale_opposite_bishops_pct();
         self.scale_no_pawns = params.scale_no_pawns_pct();
-        self.king_danger = KingDanger::new(params);
+        self.king_danger = KingDanger::new(params, &self.weights);
         self.complexity = Complexity::new(params);
         self.learnt = Learnt::new(&self.weights);
         self.pawns.clear();
@@ -399,12 +399,11 @@ impl Evaluator {
         };
         let own_king = 1u64 << king as u32;
         let mobility_area = !(pawn_attacks(them, enemy_pawns) | own_king | blocked_pawns);
-        // king_danger_zone_pawn_filter: squares two enemy pawns guard are no target,
-        // for our pawns' hits (counted on the whole zone by the map) as for the pieces'.
+        // king_danger_zone_pawn_filter: squares two enemy pawns guard are no target for
+        // our pieces; our pawns' hits count on the whole zone (the map's), as Ethereal's.
         let mut king_zone = map.enemy_king_zone;
         if self.king_danger.zone_pawn_filter {
             king_zone &= !pawn_double_attacks(them, enemy_pawns);
-            map.zone_hits = (map.by[Role::Pawn as usize - 1] & king_zone).count_ones() as i32;
         }
         // bishop_rammed_pawns_: own pawns blocked by an enemy pawn, fixed on their colour.
         let rammed = match us {

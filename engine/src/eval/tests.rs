@@ -305,6 +305,13 @@ fn only_danger(set: impl Fn(&mut Params)) -> Params {
     ] {
         *field = v;
     }
+    // The king's file distance to the pawns is traced on the shelter line, but it is
+    // no part of the shelter score king danger reads.
+    for (i, spec) in crate::params::PARAM_SPECS.iter().enumerate() {
+        if spec.name.starts_with("king_pawn_file_distance_") {
+            p.set(i, 0).unwrap();
+        }
+    }
     p.king_danger_quadratic_div = 100;
     p.king_danger_linear_div = 10;
     set(&mut p);
@@ -392,7 +399,8 @@ fn a_broken_shelter_raises_the_danger_by_its_share() {
             p.king_danger_weight_queen = 10;
             p.king_danger_shelter_pct = pct;
         });
-        let d = 40 - pct * black_shelter_mg(&p, fen) / 100;
+        let reference = black_shelter_mg(&p, "6k1/5ppp/8/8/8/8/5PPP/6K1 w - - 0 1");
+        let d = 40 + pct * (reference - black_shelter_mg(&p, fen)) / 100;
         assert_eq!(
             king_safety_line(&p, fen).2,
             -(d.max(0) * d.max(0)) / 100,
@@ -408,6 +416,11 @@ fn a_broken_shelter_raises_the_danger_by_its_share() {
     assert!(black_shelter_mg(&p, open) < black_shelter_mg(&p, sheltered));
     assert!(danger(50, open) > danger(50, sheltered));
     assert!(danger(100, open) > danger(50, open));
+    // A king behind an intact f7 g7 h7, the enemy's f2 g2 h2 at home, is the share's
+    // zero: its danger stays.
+    let intact = "6k1/5ppp/8/6NQ/8/8/5PPP/K7 w - - 0 1";
+    assert_eq!(danger(50, intact), 40);
+    assert_eq!(danger(200, intact), 40);
 }
 
 #[test]
@@ -442,7 +455,20 @@ fn the_deep_zone_and_the_pawn_filter_count_their_squares() {
         (1..=20).find(|n| n * n == mg).unwrap()
     };
     assert_eq!(with_pawn(1, 0), 7);
-    assert_eq!(with_pawn(1, 1), 5);
+    // The filter spares the pawns' hits, as Ethereal counts them on the whole zone.
+    assert_eq!(with_pawn(1, 1), 6);
+    // A king on g7 has a deep zone of twelve squares (f5 to h8): the queen's six hits
+    // and the knight's two count as 8 * 9 / 12 = 6; its ring (f6 to h8) sees seven.
+    let in_the_open = |deep: i32| {
+        let p = only_danger(|p| {
+            p.king_danger_zone_attack = 10;
+            p.king_danger_zone_deep = deep;
+        });
+        let mg = -king_safety_line(&p, "8/6k1/8/6NQ/8/8/8/K7 w - - 0 1").2;
+        (1..=20).find(|n| n * n == mg).unwrap()
+    };
+    assert_eq!(in_the_open(0), 7);
+    assert_eq!(in_the_open(1), 6);
     // Both on, the evaluation stays exactly colour-symmetric, edge kings included.
     let p = Params {
         king_danger_zone_deep: 1,
