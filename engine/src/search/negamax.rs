@@ -381,7 +381,9 @@ impl Worker {
             if tried.len() < tried.capacity() {
                 tried.push(m);
             }
-            if excluded.is_some() && self.ends_singular_search(p, &quiets_tried, &captures_tried) {
+            if excluded.is_some()
+                && self.ends_singular_search(p, &mut picker, &quiets_tried, &captures_tried)
+            {
                 break;
             }
         }
@@ -625,14 +627,13 @@ impl Worker {
             (p.lmp_base() + p.lmp_depth_sq() * depth * depth) / (p.lmp_div() - n.improving_rate);
         let lmp_depth = depth <= p.lmp_max_depth();
         let lmp = lmp_depth && moves_searched as i32 >= lmp_limit;
-        // fp_: futility pruning of quiets, except one whose continuation histories
-        // together reach fp_history_max (halved when improving, as Ethereal's):
-        // the lines it continues have done well from here.
+        // fp_: futility pruning of quiets, except one whose butterfly and continuation
+        // histories together reach fp_history_max (halved when improving, as
+        // Ethereal's): the move has done well from here.
         let futile = !n.in_check
             && lmr_depth <= p.fp_max_depth()
             && n.static_eval + p.fp_base() + p.fp_depth() * lmr_depth <= alpha
-            && c.cont_scores.counter + c.cont_scores.follow_up
-                < p.fp_history_max() >> u32::from(n.improving);
+            && c.hist < p.fp_history_max() >> u32::from(n.improving);
         if (lmp || futile) && !n.mate_hunt {
             // lmp_check_: this late, checks go with the other quiets (and need not
             // be looked for at all).
@@ -733,14 +734,25 @@ impl Worker {
         ControlFlow::Continue(0)
     }
 
-    /// ext_se_limit_: whether a singular search, having tried these alternatives to
-    /// the TT move, stops: Ethereal's verification looks at a few quiets and a few
-    /// captures (`ext_se_limit_quiets`, `ext_se_limit_noisy`); no alternative
-    /// beating singular beta among them makes the TT move singular.
+    /// ext_se_limit_: Ethereal's verification looks at a few quiets and a few
+    /// captures: once a singular search has tried `ext_se_limit_quiets` quiets it
+    /// skips the rest, and with `ext_se_limit_noisy` captures tried as well it stops
+    /// (true); no alternative beating singular beta among them makes the TT move
+    /// singular.
     #[inline(always)]
-    fn ends_singular_search(&mut self, p: &Params, quiets: &MoveList, captures: &MoveList) -> bool {
-        let ends = quiets.len() as i32 >= p.ext_se_limit_quiets()
-            && captures.len() as i32 >= p.ext_se_limit_noisy();
+    fn ends_singular_search(
+        &mut self,
+        p: &Params,
+        picker: &mut MovePicker,
+        quiets: &MoveList,
+        captures: &MoveList,
+    ) -> bool {
+        if (quiets.len() as i32) < p.ext_se_limit_quiets() {
+            return false;
+        }
+        picker.skip_quiets = true;
+        picker.skip_quiet_checks = true;
+        let ends = captures.len() as i32 >= p.ext_se_limit_noisy();
         self.stats.singular_limits += u64::from(ends);
         ends
     }
@@ -802,8 +814,15 @@ impl Worker {
             Some(sh.lmr_reduction(depth, move_number) * p.lmr_capture_pct() / 100)
         } else if late && c.noisy && p.lmr_noisy_hist_div() > 0 {
             // lmr_noisy_: a late capture or promotion the capture history calls
-            // poor (Ethereal's noisy LMR); good history never reduces it.
-            let r = (-c.hist * 100 / p.lmr_noisy_hist_div()).clamp(0, p.lmr_noisy_max());
+            // poor (Ethereal's noisy LMR): a ply for each lmr_noisy_hist_div below
+            // zero begun, as Ethereal rounds; good history never reduces it.
+            let div = p.lmr_noisy_hist_div();
+            let plies = if c.hist < 0 {
+                (div - 1 - c.hist) / div
+            } else {
+                0
+            };
+            let r = (plies * 100).min(p.lmr_noisy_max());
             self.stats.lmr_noisy_reductions += u64::from(r >= 100);
             Some(r)
         } else {

@@ -71,6 +71,13 @@ impl Worker {
         }
 
         let original_alpha = alpha;
+        // qs_see_: far below alpha, a capture must win at least the gap (less the
+        // margin) by SEE; the gap is the stand pat's, once for the node (Ethereal's
+        // max(1, alpha - eval - 110)), not the alpha a capture raised.
+        let see_threshold = p
+            .qs_see_floor()
+            .max(original_alpha - static_eval - p.qs_see_margin())
+            .max(0);
         let mut best_move = None;
         // Only a move the picker keeps is checked for legality (see `new_qsearch`).
         let tt_move = tt.and_then(|h| h.mv_if(pos, |m| in_check || is_noisy(m)));
@@ -91,16 +98,13 @@ impl Worker {
                 {
                     continue;
                 }
-                // qs_see_: far below alpha, a capture must win at least the gap
-                // (less the margin) by SEE; promotions keep 0, as delta pruning
-                // spares them. The picker already dropped losing captures; the TT
-                // move and promotions were not screened there.
+                // qs_see_: promotions keep 0, as delta pruning spares them. The
+                // picker already dropped losing captures; the TT move and
+                // promotions were not screened there.
                 let threshold = if m.is_promotion() || quiet {
                     0
                 } else {
-                    (p.qs_see_floor())
-                        .max(alpha - static_eval - p.qs_see_margin())
-                        .max(0)
+                    see_threshold
                 };
                 let unscreened = threshold > 0 || Some(m) == tt_move || m.is_promotion() || quiet;
                 if unscreened

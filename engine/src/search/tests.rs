@@ -698,7 +698,7 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("corr_minor_weight", "0"),
         ("qs_check_plies", "0"),
         ("asp_fail_high_plies", "0"),
-        ("fp_history_max", "131072"),
+        ("fp_history_max", "196608"),
         ("ext_se_limit_quiets", "256"),
         ("ext_se_limit_noisy", "0"),
     ];
