@@ -124,6 +124,9 @@ impl Worker {
             // Prefetch the child's TT bucket before making the move, so the load
             // overlaps the copy-make.
             let key = self.prefetch_child(sh, pos, &m);
+            // A real move from this ply: the children's repetition test walks past it
+            // (a main-search null move left here before must not stop the walk).
+            self.stack[ply].null_move = false;
             let score = self.make_child(pos, m, key, |this, child| {
                 -this.qsearch(ctx, child, -beta, -alpha, ply + 1, qs_ply + 1)
             });
