@@ -29,6 +29,9 @@
 #   SEED      seed of the openings                     [5101]
 #   THREADS   worker threads; not part of the data     [all cores]
 #   LAMBDA    weight of the game result in the fit's target ([1]: results only)
+#   FIT_PARAMS the weights the fit moves, comma-separated, `prefix_*` allowed (e.g. the
+#             groups shipped at 0: space_*,closedness_*); every other weight keeps its
+#             committed value  [unset: every weight]
 #   EPOCHS    epochs of the fit                        [500]
 #   PAIRS     the SPRT's cap on game pairs             [6000]
 #   SPRT_NODES nodes per move in the SPRT              [8000]
@@ -53,6 +56,7 @@ NODES=${NODES:-5000}
 SEED=${SEED:-5101}
 THREADS=${THREADS:-$(nproc)}
 LAMBDA=${LAMBDA:-1}
+FIT_PARAMS=${FIT_PARAMS:-}
 EPOCHS=${EPOCHS:-500}
 PAIRS=${PAIRS:-6000}
 SPRT_NODES=${SPRT_NODES:-8000}
@@ -60,6 +64,8 @@ for knob in GAMES NODES SEED THREADS EPOCHS PAIRS SPRT_NODES; do
     [[ ${!knob} =~ ^[1-9][0-9]*$ ]] || fail "$knob must be a positive whole number, got '${!knob}'"
 done
 [[ $LAMBDA =~ ^(0|1|0?\.[0-9]+|1\.0*)$ ]] || fail "LAMBDA must be a number from 0 to 1, got '$LAMBDA'"
+[[ -z $FIT_PARAMS || $FIT_PARAMS =~ ^[a-z0-9_*]+(,[a-z0-9_*]+)*$ ]] ||
+    fail "FIT_PARAMS must be parameter names or prefix_* patterns separated by commas, got '$FIT_PARAMS'"
 
 data=$STATE/selfplay.bin
 declared=$STATE/declared.txt
@@ -97,7 +103,9 @@ generate() {
 
 fit() {
     [[ -s $data ]] || fail "no data in $data yet: run data first"
-    "$TUNER" texel "$data" params/eval.json -o "$STATE/fit.json" --reg 0 \
+    local only=()
+    [[ -n $FIT_PARAMS ]] && only=(--params "$FIT_PARAMS")
+    "$TUNER" texel "$data" params/eval.json -o "$STATE/fit.json" --reg 0 "${only[@]}" \
         --lambda "$LAMBDA" --epochs "$EPOCHS" --threads "$THREADS" 2>&1 | tee "$STATE/fit.log"
 }
 
