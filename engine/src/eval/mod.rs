@@ -47,7 +47,7 @@ use cache::EvalCache;
 use complexity::Complexity;
 use features::{self as f, Section};
 use king_danger::KingDanger;
-use pawns::PawnTable;
+use pawns::{PawnTable, PawnTerms};
 use shakmaty::attacks::{
     bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
 };
@@ -93,6 +93,7 @@ struct Learnt {
     file_distance: bool,
     discovered: bool,
     candidates: bool,
+    pawn_tables: bool,
 }
 
 impl Learnt {
@@ -109,6 +110,18 @@ impl Learnt {
             file_distance: any(&f::KING_PAWN_FILE_DISTANCE),
             discovered: any(&[f::THREAT_QUEEN_DISCOVERED]),
             candidates: any(&f::PAWN_CANDIDATE_RANK) || any(&f::PAWN_CANDIDATE_SUPPORTED_RANK),
+            pawn_tables: [
+                &f::PAWN_ISOLATED_FILE[..],
+                &f::PAWN_DOUBLED_FILE,
+                &f::PAWN_BACKWARD_RANK,
+                &f::PAWN_BACKWARD_OPEN_RANK,
+                &f::PAWN_CONNECTED_FILE_A_RANK,
+                &f::PAWN_CONNECTED_FILE_B_RANK,
+                &f::PAWN_CONNECTED_FILE_C_RANK,
+                &f::PAWN_CONNECTED_FILE_D_RANK,
+            ]
+            .iter()
+            .any(|table| any(table)),
         }
     }
 
@@ -120,6 +133,7 @@ impl Learnt {
         file_distance: true,
         discovered: true,
         candidates: true,
+        pawn_tables: true,
     };
 }
 
@@ -266,7 +280,13 @@ impl Evaluator {
         // Pawn structure (cached in the pawn hash table unless tracing), with the
         // outpost squares and each side's king shelter (White first)
         let (passed, outposts, shelter) = if T::ON {
-            let (s, passed) = pawns::evaluate(&self.weights[..], white_pawns, black_pawns, true, t);
+            let (s, passed) = pawns::evaluate(
+                &self.weights[..],
+                white_pawns,
+                black_pawns,
+                PawnTerms::ALL,
+                t,
+            );
             score += s;
             let shelter = [Color::White, Color::Black]
                 .map(|color| shelter::evaluate(&self.weights, board, color, t));
@@ -277,7 +297,10 @@ impl Evaluator {
                 &self.weights[..],
                 white_pawns,
                 black_pawns,
-                self.learnt.candidates,
+                PawnTerms {
+                    candidates: self.learnt.candidates,
+                    tables: self.learnt.pawn_tables,
+                },
             );
             score += e.score;
             for (i, color) in [Color::White, Color::Black].into_iter().enumerate() {

@@ -1,5 +1,9 @@
 //! Pawn structure: isolated, doubled, backward, connected (defended), phalanx,
-//! candidate passers and passed pawns by rank. These depend on the pawns alone, so
+//! candidate passers and passed pawns by rank. Beside each of the first four's single
+//! weight, tables by file, rank or square as Ethereal keeps them (isolated and doubled
+//! by file, backward by rank and whether an enemy pawn closes its file, connected by
+//! square folded to files a..d) add to it: shipped at 0 for a Texel fit to fill.
+//! These depend on the pawns alone, so
 //! the result is cached in a small pawn hash table keyed by both pawn bitboards (an
 //! exact key: no collisions); the entry also keeps the outpost squares. Passed-pawn
 //! terms that depend on other pieces (advance, king distance, path) are scored each
@@ -38,6 +42,24 @@ impl PawnEntry {
     }
 }
 
+/// The pawn terms shipped at weight 0 that an evaluation looks for: skipped while their
+/// weights are all zero, they cost nothing then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PawnTerms {
+    /// Candidate passers (`pawn_candidate_*`).
+    pub candidates: bool,
+    /// The tables by file, rank and square beside the single weights.
+    pub tables: bool,
+}
+
+impl PawnTerms {
+    /// Every term, for the trace.
+    pub const ALL: PawnTerms = PawnTerms {
+        candidates: true,
+        tables: true,
+    };
+}
+
 /// Direct-mapped pawn hash table.
 #[derive(Clone, Debug)]
 pub struct PawnTable {
@@ -73,32 +95,47 @@ impl PawnTable {
         crate::prefetch::prefetch(&self.entries[Self::slot(white, black)]);
     }
 
-    /// The entry for these pawns, computing and storing it on a miss; `candidates`:
-    /// whether to look for candidate passers (their weights are not all zero).
+    /// The entry for these pawns, computing and storing it on a miss; `terms`: which
+    /// of the terms shipped at weight 0 to look for (their weights are not all zero).
     #[inline]
     pub fn probe(
         &mut self,
         weights: &[S],
         white: u64,
         black: u64,
-        candidates: bool,
+        terms: PawnTerms,
     ) -> &mut PawnEntry {
         let e = &mut self.entries[Self::slot(white, black)];
         // The empty entry (no pawns) is valid: its score is zero.
         if e.white != white || e.black != black {
-            let (score, passed) = evaluate(weights, white, black, candidates, &mut super::NoTrace);
-            *e = PawnEntry {
-                white,
-                black,
-                score,
-                passed,
-                outposts: outpost_squares(white, black),
-                ..PawnEntry::empty()
-            };
+            *e = computed(weights, white, black, terms);
         }
         e
     }
 }
+
+/// The entry of a pawn-table miss.
+#[inline(always)]
+fn computed(weights: &[S], white: u64, black: u64, terms: PawnTerms) -> PawnEntry {
+    let (score, passed) = evaluate(weights, white, black, terms, &mut super::NoTrace);
+    PawnEntry {
+        white,
+        black,
+        score,
+        passed,
+        outposts: outpost_squares(white, black),
+        ..PawnEntry::empty()
+    }
+}
+
+/// Connected pawns by file folded to a..d (a/h, b/g, c/f, d/e), then relative rank
+/// 2..7.
+const CONNECTED: [[usize; 6]; 4] = [
+    f::PAWN_CONNECTED_FILE_A_RANK,
+    f::PAWN_CONNECTED_FILE_B_RANK,
+    f::PAWN_CONNECTED_FILE_C_RANK,
+    f::PAWN_CONNECTED_FILE_D_RANK,
+];
 
 /// Relative ranks 4, 5 and 6 of each side, where outposts lie.
 const WHITE_RANKS: u64 = 0x0000_FFFF_FF00_0000;
@@ -121,12 +158,12 @@ pub(super) fn outpost_squares(white: u64, black: u64) -> [u64; 2] {
 }
 
 /// Scores both sides' pawn structures (White minus Black) and finds the passed pawns;
-/// candidate passers only with `candidates`.
+/// candidate passers and the tables by file, rank and square only as `terms` asks.
 pub fn evaluate<T: Tracer>(
     weights: &[S],
     white: u64,
     black: u64,
-    candidates: bool,
+    terms: PawnTerms,
     t: &mut T,
 ) -> (S, [u64; 2]) {
     let mut score = S::default();
@@ -144,6 +181,8 @@ pub fn evaluate<T: Tracer>(
             side += weights[feature];
             t.add(section, feature, color, 1);
         };
+        // The pawns each single weight scored, for the tables by file, rank and square.
+        let mut scored = Scored::default();
         let mut bb = own;
         while bb != 0 {
             let sq = bb.trailing_zeros() as usize;
@@ -156,16 +195,20 @@ pub fn evaluate<T: Tracer>(
             let is_passed = !doubled && PASSED[ci][sq] & opp == 0;
             if doubled {
                 add(Section::PawnStructure, f::PAWN_DOUBLED, t);
+                scored.doubled |= bit;
             }
             if isolated {
                 add(Section::PawnStructure, f::PAWN_ISOLATED, t);
+                scored.isolated |= bit;
             }
             if defended & bit != 0 {
                 add(Section::PawnStructure, f::PAWN_CONNECTED, t);
+                scored.connected |= bit;
             }
             let beside = ((bit & !(FILE_A << 7)) << 1) | ((bit & !FILE_A) >> 1);
             if beside & own != 0 {
                 add(Section::PawnStructure, f::PAWN_PHALANX, t);
+                scored.connected |= bit;
             }
             // Backward: every own pawn on the adjacent files is in front of it, and the
             // stop square is attacked by an enemy pawn, so it cannot advance safely.
@@ -177,6 +220,7 @@ pub fn evaluate<T: Tracer>(
                 let behind_or_level = adjacent_files(file) & !PASSED[ci][sq] & own;
                 if behind_or_level == 0 && stop & opp_attacks != 0 {
                     add(Section::PawnStructure, f::PAWN_BACKWARD, t);
+                    scored.backward |= bit;
                 }
             }
             if is_passed && (1..=6).contains(&rr) {
@@ -184,7 +228,10 @@ pub fn evaluate<T: Tracer>(
                 add(Section::PassedPawns, f::PAWN_PASSED_RANK[rr - 1], t);
             }
         }
-        if candidates {
+        if terms.tables {
+            side += tables(weights, color, scored, opp, t);
+        }
+        if terms.candidates {
             side += candidate_passers(weights, color, own, opp, t);
         }
         match color {
@@ -197,6 +244,65 @@ pub fn evaluate<T: Tracer>(
         score,
         [passed[Color::White as usize], passed[Color::Black as usize]],
     )
+}
+
+/// Our pawns that the single weights scored as doubled (the rear one), isolated,
+/// connected (defended or beside another) and backward.
+#[derive(Clone, Copy, Default)]
+struct Scored {
+    doubled: u64,
+    isolated: u64,
+    connected: u64,
+    backward: u64,
+}
+
+/// The tables beside the single pawn weights, as Ethereal keeps them: isolated and
+/// doubled by file, backward by rank and whether an enemy pawn closes its file,
+/// connected by square folded to files a..d, ranks 2..7.
+// Not inlined: skipped while its weights are all zero, it should cost nothing then.
+#[inline(never)]
+fn tables<T: Tracer>(weights: &[S], color: Color, scored: Scored, opp: u64, t: &mut T) -> S {
+    let ci = color as usize ^ 1; // tables: White = 0
+    let mut s = S::default();
+    let mut add = |feature: usize, t: &mut T| {
+        s += weights[feature];
+        t.add(Section::PawnStructure, feature, color, 1);
+    };
+    for (pawns, table) in [
+        (scored.doubled, &f::PAWN_DOUBLED_FILE),
+        (scored.isolated, &f::PAWN_ISOLATED_FILE),
+    ] {
+        let mut bb = pawns;
+        while bb != 0 {
+            let sq = bb.trailing_zeros() as usize;
+            bb &= bb - 1;
+            add(table[sq % 8], t);
+        }
+    }
+    let mut bb = scored.connected;
+    while bb != 0 {
+        let sq = bb.trailing_zeros() as usize;
+        bb &= bb - 1;
+        let (file, rr) = (sq % 8, relative_rank(color, sq));
+        if (1..=6).contains(&rr) {
+            add(CONNECTED[file.min(7 - file)][rr - 1], t);
+        }
+    }
+    let mut bb = scored.backward;
+    while bb != 0 {
+        let sq = bb.trailing_zeros() as usize;
+        bb &= bb - 1;
+        // Its stop square is attacked, so it stands on ranks 2..6.
+        let table = if FRONT[ci][sq] & opp == 0 {
+            &f::PAWN_BACKWARD_OPEN_RANK
+        } else {
+            &f::PAWN_BACKWARD_RANK
+        };
+        if let Some(&feature) = table.get(relative_rank(color, sq).wrapping_sub(1)) {
+            add(feature, t);
+        }
+    }
+    s
 }
 
 /// Our candidate passers' score: pawns on ranks 2..=6, neither passed nor doubled,

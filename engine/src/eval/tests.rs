@@ -889,6 +889,15 @@ fn every_eval_weight_changes_the_evaluation_somewhere() {
             &f::CLOSEDNESS_ROOK,
             &f::PAWN_CANDIDATE_RANK,
             &f::PAWN_CANDIDATE_SUPPORTED_RANK,
+            // The pawn-structure tables: `pawn_tables_index_by_file_rank_and_square`.
+            &f::PAWN_ISOLATED_FILE,
+            &f::PAWN_DOUBLED_FILE,
+            &f::PAWN_BACKWARD_RANK,
+            &f::PAWN_BACKWARD_OPEN_RANK,
+            &f::PAWN_CONNECTED_FILE_A_RANK,
+            &f::PAWN_CONNECTED_FILE_B_RANK,
+            &f::PAWN_CONNECTED_FILE_C_RANK,
+            &f::PAWN_CONNECTED_FILE_D_RANK,
         ];
         if f::PST.iter().any(|t| in_table(t))
             || f::MOBILITY.iter().any(|t| in_table(t))
@@ -1096,11 +1105,12 @@ fn material_psq_of_an_older_table_is_ignored() {
     assert_eq!(null.psq(eval.psq_table()), fresh.psq(eval.psq_table()));
 }
 
-// Space, closedness, king defenders, king-pawn file distance, candidate passers and
-// the queen's discovered attack: shipped at 0, so the tests give them weights.
+// Space, closedness, king defenders, king-pawn file distance, candidate passers, the
+// queen's discovered attack and the pawn-structure tables: shipped at 0, so the tests
+// give them weights.
 
 /// The families of these terms' weights.
-const LEARNT_TERMS: [&str; 7] = [
+const LEARNT_TERMS: [&str; 12] = [
     "space_",
     "closedness_",
     "king_defenders_",
@@ -1108,6 +1118,11 @@ const LEARNT_TERMS: [&str; 7] = [
     "pawn_candidate_rank_",
     "pawn_candidate_supported_rank_",
     "threat_queen_discovered",
+    "pawn_isolated_file_",
+    "pawn_doubled_file_",
+    "pawn_backward_rank_",
+    "pawn_backward_open_rank_",
+    "pawn_connected_file_",
 ];
 
 /// Default params with every weight of [`LEARNT_TERMS`] set to a distinct non-zero value.
@@ -1304,6 +1319,53 @@ fn learnt_terms_follow_refresh() {
                 p.fen()
             );
         }
+    }
+}
+
+#[test]
+fn pawn_tables_index_by_file_rank_and_square() {
+    // Isolated: White a2 and h4; Black's doubled c7/c6 (c7 the rear) and isolated both.
+    let fen = "4k3/2p5/2p5/8/7P/8/P7/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PAWN_ISOLATED_FILE[0]), (1, 0));
+    assert_eq!(count(fen, f::PAWN_ISOLATED_FILE[7]), (1, 0));
+    assert_eq!(count(fen, f::PAWN_ISOLATED_FILE[2]), (0, 2));
+    assert_eq!(count(fen, f::PAWN_DOUBLED_FILE[2]), (0, 1));
+    // Backward (as in `pawn_structure_terms`): Black's d6, relative rank 3; its file
+    // holds no White pawn in front of it (open), and with d2 it is closed.
+    let open = "4k3/8/3p4/2p5/2P1P3/8/8/4K3 b - - 0 1";
+    assert_eq!(count(open, f::PAWN_BACKWARD_OPEN_RANK[1]), (0, 1));
+    assert_eq!(count(open, f::PAWN_BACKWARD_RANK[1]), (0, 0));
+    let closed = "4k3/8/3p4/2p5/2P1P3/8/3P4/4K3 b - - 0 1";
+    assert_eq!(count(closed, f::PAWN_BACKWARD_RANK[1]), (0, 1));
+    assert_eq!(count(closed, f::PAWN_BACKWARD_OPEN_RANK[1]), (0, 0));
+    // Connected: d4 and e4 side by side (d/e folded, rank 4), f3 defends e4 and stands
+    // beside nothing (it counts only as a defender); g6 defends Black's h5 (a/h, rank 4
+    // for Black).
+    let fen = "4k3/8/6p1/7p/3PP3/5P2/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PAWN_CONNECTED_FILE_D_RANK[2]), (2, 0));
+    assert_eq!(count(fen, f::PAWN_CONNECTED_FILE_C_RANK[1]), (0, 0));
+    assert_eq!(count(fen, f::PAWN_CONNECTED_FILE_A_RANK[2]), (0, 1));
+    // Every table entry is some pawn's, each counted with its single weight.
+    for p in random_positions(300, 29) {
+        let fen = p.fen();
+        let total = |features: &[usize]| {
+            features.iter().fold((0, 0), |acc, &x| {
+                let c = count(&fen, x);
+                (acc.0 + c.0, acc.1 + c.1)
+            })
+        };
+        assert_eq!(
+            total(&f::PAWN_ISOLATED_FILE),
+            count(&fen, f::PAWN_ISOLATED),
+            "{fen}"
+        );
+        assert_eq!(
+            total(&f::PAWN_DOUBLED_FILE),
+            count(&fen, f::PAWN_DOUBLED),
+            "{fen}"
+        );
+        let backward = [f::PAWN_BACKWARD_RANK, f::PAWN_BACKWARD_OPEN_RANK].concat();
+        assert_eq!(total(&backward), count(&fen, f::PAWN_BACKWARD), "{fen}");
     }
 }
 
