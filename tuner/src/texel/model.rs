@@ -115,6 +115,38 @@ pub struct Model {
     params: Params,
 }
 
+/// The weights of the king's shelter score (`occam::eval` shelter section), which
+/// `king_danger_shelter_pct` also feeds into the king-danger count.
+const SHELTER_WEIGHTS: [&str; 5] = [
+    "king_shelter_",
+    "king_storm_",
+    "king_shield_",
+    "king_open_file_",
+    "king_semi_open_file_",
+];
+
+/// With `king_danger_shelter_pct` not 0 the shelter weights also move king danger,
+/// quadratically, a path their linear form does not see: their gradient would be
+/// wrong, so such a fit is refused with what to do instead.
+fn refuse_shelter_in_danger<'a>(
+    params: &Params,
+    mut tuned: impl Iterator<Item = &'a str>,
+) -> Result<()> {
+    let pct = params.king_danger_shelter_pct();
+    if pct == 0 {
+        return Ok(());
+    }
+    if let Some(name) = tuned.find(|n| SHELTER_WEIGHTS.iter().any(|p| n.starts_with(p))) {
+        bail!(
+            "{name} is a shelter weight, and king_danger_shelter_pct is {pct}: the shelter score \
+             then also moves king danger, which the fit's linear form of {name} does not see. \
+             Fit with king_danger_shelter_pct at 0, or leave the shelter weights out \
+             (--params naming the others)"
+        );
+    }
+    Ok(())
+}
+
 impl Model {
     pub fn new(file: &ParamFile, params: &Params, wanted: &[String], path: &Path) -> Result<Model> {
         let engine_index = file.bind::<Params>()?;
@@ -161,6 +193,7 @@ impl Model {
                 wanted.join(",")
             );
         }
+        refuse_shelter_in_danger(params, tuned.iter().map(|&i| file.entries[i].name.as_str()))?;
         let feature_slot = features::params()
             .iter()
             .map(|pair| pair.map(|p| p.and_then(|p| slot_of_param[p])))
@@ -665,6 +698,25 @@ mod tests {
             assert_ne!(exact, engine_eval(&params, fen), "{fen}");
             assert!((Model::eval(&set, i, &fw, &w) - exact).abs() < 1.5, "{fen}");
         }
+    }
+
+    /// A shelter share in king danger makes the shelter weights non-linear: fitting
+    /// them is refused, fitting the others is not.
+    #[test]
+    fn shelter_weights_are_refused_while_they_feed_king_danger() {
+        let file = ParamFile::load(&repo_params("eval.json")).unwrap();
+        let mut params = Params::default();
+        overlay(&mut params, std::slice::from_ref(&file), Field::Value).unwrap();
+        let path = repo_params("eval.json");
+        let model = |params: &Params, wanted: &[&str]| {
+            let wanted: Vec<String> = wanted.iter().map(|w| w.to_string()).collect();
+            Model::new(&file, params, &wanted, &path)
+        };
+        assert!(model(&params, &["king_storm_*"]).is_ok());
+        params.king_danger_shelter_pct = 50;
+        let err = model(&params, &["king_storm_*"]).err().unwrap().to_string();
+        assert!(err.contains("king_danger_shelter_pct is 50"), "{err}");
+        assert!(model(&params, &["outpost_*", "king_danger_base"]).is_ok());
     }
 
     #[test]
