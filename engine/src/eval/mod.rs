@@ -110,18 +110,7 @@ impl Learnt {
             file_distance: any(&f::KING_PAWN_FILE_DISTANCE),
             discovered: any(&[f::THREAT_QUEEN_DISCOVERED]),
             candidates: any(&f::PAWN_CANDIDATE_RANK) || any(&f::PAWN_CANDIDATE_SUPPORTED_RANK),
-            pawn_tables: [
-                &f::PAWN_ISOLATED_FILE[..],
-                &f::PAWN_DOUBLED_FILE,
-                &f::PAWN_BACKWARD_RANK,
-                &f::PAWN_BACKWARD_OPEN_RANK,
-                &f::PAWN_CONNECTED_FILE_A_RANK,
-                &f::PAWN_CONNECTED_FILE_B_RANK,
-                &f::PAWN_CONNECTED_FILE_C_RANK,
-                &f::PAWN_CONNECTED_FILE_D_RANK,
-            ]
-            .iter()
-            .any(|table| any(table)),
+            pawn_tables: pawns::TABLES.iter().any(|table| any(table)),
         }
     }
 

@@ -128,6 +128,19 @@ fn computed(weights: &[S], white: u64, black: u64, terms: PawnTerms) -> PawnEntr
     }
 }
 
+/// Every feature of the tables beside the single pawn weights ([`tables`]), table by
+/// table: the evaluation skips them while their weights are all zero.
+pub(super) const TABLES: [&[usize]; 8] = [
+    &f::PAWN_ISOLATED_FILE,
+    &f::PAWN_DOUBLED_FILE,
+    &f::PAWN_BACKWARD_RANK,
+    &f::PAWN_BACKWARD_OPEN_RANK,
+    &f::PAWN_CONNECTED_FILE_A_RANK,
+    &f::PAWN_CONNECTED_FILE_B_RANK,
+    &f::PAWN_CONNECTED_FILE_C_RANK,
+    &f::PAWN_CONNECTED_FILE_D_RANK,
+];
+
 /// Connected pawns by file folded to a..d (a/h, b/g, c/f, d/e), then relative rank
 /// 2..7.
 const CONNECTED: [[usize; 6]; 4] = [

@@ -889,17 +889,10 @@ fn every_eval_weight_changes_the_evaluation_somewhere() {
             &f::CLOSEDNESS_ROOK,
             &f::PAWN_CANDIDATE_RANK,
             &f::PAWN_CANDIDATE_SUPPORTED_RANK,
-            // The pawn-structure tables: `pawn_tables_index_by_file_rank_and_square`.
-            &f::PAWN_ISOLATED_FILE,
-            &f::PAWN_DOUBLED_FILE,
-            &f::PAWN_BACKWARD_RANK,
-            &f::PAWN_BACKWARD_OPEN_RANK,
-            &f::PAWN_CONNECTED_FILE_A_RANK,
-            &f::PAWN_CONNECTED_FILE_B_RANK,
-            &f::PAWN_CONNECTED_FILE_C_RANK,
-            &f::PAWN_CONNECTED_FILE_D_RANK,
         ];
+        // The pawn-structure tables: `pawn_tables_index_by_file_rank_and_square`.
         if f::PST.iter().any(|t| in_table(t))
+            || pawns::TABLES.iter().any(|t| in_table(t))
             || f::MOBILITY.iter().any(|t| in_table(t))
             || shelter.iter().any(|t| in_table(t))
         {
@@ -1354,18 +1347,14 @@ fn pawn_tables_index_by_file_rank_and_square() {
                 (acc.0 + c.0, acc.1 + c.1)
             })
         };
-        assert_eq!(
-            total(&f::PAWN_ISOLATED_FILE),
-            count(&fen, f::PAWN_ISOLATED),
-            "{fen}"
-        );
-        assert_eq!(
-            total(&f::PAWN_DOUBLED_FILE),
-            count(&fen, f::PAWN_DOUBLED),
-            "{fen}"
-        );
         let backward = [f::PAWN_BACKWARD_RANK, f::PAWN_BACKWARD_OPEN_RANK].concat();
-        assert_eq!(total(&backward), count(&fen, f::PAWN_BACKWARD), "{fen}");
+        for (tables, single) in [
+            (&f::PAWN_ISOLATED_FILE[..], f::PAWN_ISOLATED),
+            (&f::PAWN_DOUBLED_FILE, f::PAWN_DOUBLED),
+            (&backward, f::PAWN_BACKWARD),
+        ] {
+            assert_eq!(total(tables), count(&fen, single), "{fen}");
+        }
     }
 }
 
