@@ -53,7 +53,7 @@ pub(super) struct KingDanger {
 
 /// An intact castled king, the zero of `king_danger_shelter_pct`: the shelter tables'
 /// level is free (the fit moves them together), so the share counts a shortfall.
-const SHELTER_REFERENCE: &str = "6k1/5ppp/8/8/8/8/5PPP/6K1";
+pub(super) const SHELTER_REFERENCE: &str = "6k1/5ppp/8/8/8/8/5PPP/6K1";
 
 /// The zone size the deep zone's hits are scaled to (Ethereal's "usually 9 squares").
 const ZONE_SQUARES: i32 = 9;

@@ -108,23 +108,17 @@ impl PawnTable {
         let e = &mut self.entries[Self::slot(white, black)];
         // The empty entry (no pawns) is valid: its score is zero.
         if e.white != white || e.black != black {
-            *e = computed(weights, white, black, terms);
+            let (score, passed) = evaluate(weights, white, black, terms, &mut super::NoTrace);
+            *e = PawnEntry {
+                white,
+                black,
+                score,
+                passed,
+                outposts: outpost_squares(white, black),
+                ..PawnEntry::empty()
+            };
         }
         e
-    }
-}
-
-/// The entry of a pawn-table miss.
-#[inline(always)]
-fn computed(weights: &[S], white: u64, black: u64, terms: PawnTerms) -> PawnEntry {
-    let (score, passed) = evaluate(weights, white, black, terms, &mut super::NoTrace);
-    PawnEntry {
-        white,
-        black,
-        score,
-        passed,
-        outposts: outpost_squares(white, black),
-        ..PawnEntry::empty()
     }
 }
 

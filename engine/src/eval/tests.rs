@@ -399,7 +399,9 @@ fn a_broken_shelter_raises_the_danger_by_its_share() {
             p.king_danger_weight_queen = 10;
             p.king_danger_shelter_pct = pct;
         });
-        let reference = black_shelter_mg(&p, "6k1/5ppp/8/8/8/8/5PPP/6K1 w - - 0 1");
+        // The reference board is symmetric: Black's shelter there is White's.
+        let reference =
+            black_shelter_mg(&p, &format!("{} w - - 0 1", king_danger::SHELTER_REFERENCE));
         let d = 40 + pct * (reference - black_shelter_mg(&p, fen)) / 100;
         assert_eq!(
             king_safety_line(&p, fen).2,

@@ -83,6 +83,9 @@ impl Worker {
         let tt_move = tt.and_then(|h| h.mv_if(pos, |m| in_check || is_noisy(m)));
         let quiet_checks = tries_quiet_checks(p, qs_ply);
         let mut picker = MovePicker::new_qsearch(tt_move, in_check, quiet_checks);
+        // Every move from this ply is a real one: the children's repetition test walks
+        // past it (a main-search null move left here before must not stop the walk).
+        self.stack[ply].null_move = false;
         while let Some(m) = picker.next(pos, &self.history, &sh.derived.ordering) {
             if !in_check {
                 // qs_check_: a quiet check is pruned as a capture of nothing, and
@@ -124,9 +127,6 @@ impl Worker {
             // Prefetch the child's TT bucket before making the move, so the load
             // overlaps the copy-make.
             let key = self.prefetch_child(sh, pos, &m);
-            // A real move from this ply: the children's repetition test walks past it
-            // (a main-search null move left here before must not stop the walk).
-            self.stack[ply].null_move = false;
             let score = self.make_child(pos, m, key, |this, child| {
                 -this.qsearch(ctx, child, -beta, -alpha, ply + 1, qs_ply + 1)
             });
