@@ -351,7 +351,8 @@ impl Setup {
     /// One worker: takes the next game index until all are taken, plays it with fresh
     /// players (so the game depends on its index alone) and sends its block.
     fn work(&self, tx: &mpsc::SyncSender<Result<Finished>>) {
-        let mut opening_searcher = Searcher::new(Params::default(), 4);
+        // The start values: a game's opening stays the same after a tune's write-back.
+        let mut opening_searcher = Searcher::new(Params::starts(), 4);
         while !self.stop.load(Ordering::Relaxed) && !interrupt::requested() {
             let index = self.next.fetch_add(1, Ordering::Relaxed);
             if index >= self.games {

@@ -70,6 +70,17 @@ pub fn index_of_ignore_case(name: &str) -> Option<usize> {
 }
 
 impl Params {
+    /// Every parameter at its declared `start`, which no tune rewrites: for work that
+    /// must stay the same when a tune writes values back (the balance check that picks
+    /// the tuner's built-in openings). A frozen build reads its compiled values still.
+    pub fn starts() -> Params {
+        let mut params = Params::compiled();
+        for (index, spec) in PARAM_SPECS.iter().enumerate() {
+            params.set_unchecked(index, spec.start);
+        }
+        params
+    }
+
     /// Sets the parameter at `index`, checking its bounds. On error nothing changes.
     pub fn set(&mut self, index: usize, value: i32) -> Result<(), ParamError> {
         let spec = &PARAM_SPECS[index];
