@@ -9,14 +9,17 @@ use occam::params::PARAM_SPECS;
 use occam_tests::{Engine, binary, workspace_root};
 
 /// Builds `occam --features frozen` into its own target directory (so the runtime
-/// binary of the other tests is not replaced), with the dev profile: node counts do
-/// not depend on the profile, and it builds faster.
+/// binary of the other tests is not replaced), with the dev profile at opt-level 0:
+/// node counts do not depend on the optimisation, and with every parameter a constant
+/// the engine's code takes LLVM minutes at opt-level 2 against about one at 0 (its
+/// bench runs about twelve times slower, seconds here).
 fn frozen_binary() -> PathBuf {
     let target = workspace_root().join("target").join("frozen-check");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(cargo)
         .current_dir(workspace_root())
         .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_PROFILE_DEV_OPT_LEVEL", "0")
         .args([
             "build",
             "--quiet",
