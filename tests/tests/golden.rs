@@ -20,6 +20,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use occam_params::ParamFile;
 use occam_tests::{binary, scratch_dir, workspace_root};
 
 /// The committed copy of one golden file.
@@ -166,26 +167,18 @@ fn spsa_case(case: &str, edit: fn(&str) -> String, flags: &[&str], files: &[&str
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The names of the parameters in a parameter file, in order.
-fn parameter_names(text: &str) -> Vec<String> {
-    let file: serde_json::Value = serde_json::from_str(text).expect("a parameter file");
-    file["params"]
-        .as_array()
-        .expect("a params list")
-        .iter()
-        .map(|p| p["name"].as_str().expect("a name").to_string())
-        .collect()
-}
-
 /// A search parameter missing from the golden start would take its value from
 /// `params/search.json` as built, which the main job rewrites: the golden runs would
 /// then change with every tune. A new search parameter therefore joins the start file
 /// (at its start value) and the golden copies are written again.
 #[test]
 fn the_golden_start_names_every_search_parameter() {
-    let read = |path: PathBuf| std::fs::read_to_string(&path).unwrap();
-    let golden = parameter_names(&read(golden_path("", "search.start.json")));
-    let missing: Vec<String> = parameter_names(&read(workspace_root().join("params/search.json")))
+    let load = |path: PathBuf| ParamFile::load(&path).unwrap();
+    let golden = load(golden_path("", "search.start.json"));
+    let golden = golden.names();
+    let current = load(workspace_root().join("params/search.json"));
+    let missing: Vec<&str> = current
+        .names()
         .into_iter()
         .filter(|name| !golden.contains(name))
         .collect();
