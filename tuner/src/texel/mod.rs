@@ -156,6 +156,14 @@ fn tune(args: &Args) -> Result<()> {
     let mut params = Params::default();
     overlay(&mut params, std::slice::from_ref(&file), Field::Value)?;
     let model = Model::new(&file, &params, &args.params, &args.params_file)?;
+    if !model.held.is_empty() {
+        eprintln!(
+            "texel: held at their values, as the shelter weights and their share in king \
+             danger are never fitted together (king_danger_shelter_pct {}): {}",
+            params.king_danger_shelter_pct(),
+            model.held.join(", ")
+        );
+    }
     let (mut train, mut valid) = load_positions(args, &params)?;
     let start = model.start.clone();
     model.linearise(&mut train, &start);

@@ -113,6 +113,8 @@ pub struct Model {
     bounds: Vec<(f64, f64)>,
     /// The file's values laid over the compiled ones.
     params: Params,
+    /// Selected weights held at their values (`hold_shelter_or_share`).
+    pub held: Vec<String>,
 }
 
 /// The weights of the king's shelter score (`occam::eval` shelter section), which
@@ -125,32 +127,45 @@ const SHELTER_WEIGHTS: [&str; 5] = [
     "king_semi_open_file_",
 ];
 
-/// With `king_danger_shelter_pct` not 0 the shelter weights also move king danger,
-/// quadratically, a path their linear form does not see: their gradient would be
-/// wrong, so such a fit is refused with what to do instead.
-fn refuse_shelter_in_danger<'a>(
+/// The share of the shelter score that `king_danger_shelter_pct` feeds into king danger.
+const SHELTER_SHARE: &str = "king_danger_shelter_pct";
+
+fn is_shelter_weight(name: &str) -> bool {
+    SHELTER_WEIGHTS.iter().any(|p| name.starts_with(p))
+}
+
+/// The shelter weights and their share in king danger are never fitted together: the
+/// fit sees a shelter weight's linear form, not its path through king danger, so
+/// that form is right only while the share is 0. With both selected, the share at 0
+/// is held there (moving it would make the shelter gradients wrong as the fit goes);
+/// a share not 0 holds the shelter weights instead. Returns the names held, to report.
+fn hold_shelter_or_share(
     params: &Params,
-    mut tuned: impl Iterator<Item = &'a str>,
-) -> Result<()> {
-    let pct = params.king_danger_shelter_pct();
-    if pct == 0 {
-        return Ok(());
-    }
-    if let Some(name) = tuned.find(|n| SHELTER_WEIGHTS.iter().any(|p| n.starts_with(p))) {
-        bail!(
-            "{name} is a shelter weight, and king_danger_shelter_pct is {pct}: the shelter score \
-             then also moves king danger, which the fit's linear form of {name} does not see. \
-             Fit with king_danger_shelter_pct at 0, or leave the shelter weights out \
-             (--params naming the others)"
-        );
-    }
-    Ok(())
+    selected: &mut Vec<usize>,
+    file: &ParamFile,
+) -> Vec<String> {
+    let name = |i: &usize| file.entries[*i].name.as_str();
+    let has_share = selected.iter().any(|i| name(i) == SHELTER_SHARE);
+    let has_shelter = selected.iter().any(|i| is_shelter_weight(name(i)));
+    let hold: fn(&str) -> bool = match (has_share, has_shelter, params.king_danger_shelter_pct()) {
+        (true, true, 0) => |n| n == SHELTER_SHARE,
+        (_, true, pct) if pct != 0 => is_shelter_weight,
+        _ => return Vec::new(),
+    };
+    let held = selected
+        .iter()
+        .filter(|i| hold(name(i)))
+        .map(|i| name(i).to_string())
+        .collect();
+    selected.retain(|i| !hold(name(i)));
+    held
 }
 
 impl Model {
     pub fn new(file: &ParamFile, params: &Params, wanted: &[String], path: &Path) -> Result<Model> {
         let engine_index = file.bind::<Params>()?;
-        let selected = Selector::parse(wanted).pick(&file.names())?;
+        let mut selected = Selector::parse(wanted).pick(&file.names())?;
+        let held = hold_shelter_or_share(params, &mut selected, file);
         let read_by_features: std::collections::HashSet<usize> = features::params()
             .iter()
             .flatten()
@@ -186,6 +201,14 @@ impl Model {
             tuned.push(i);
             param_of_slot.push(spec);
         }
+        if tuned.is_empty() && !held.is_empty() {
+            bail!(
+                "every weight selected is a shelter weight, and king_danger_shelter_pct is {}: \
+                 the shelter score then also moves king danger, which the fit's linear form does \
+                 not see. Fit them with king_danger_shelter_pct at 0",
+                params.king_danger_shelter_pct()
+            );
+        }
         if tuned.is_empty() {
             bail!(
                 "no evaluation weight of {} matches --params '{}' (only weights of an eval file are tuned)",
@@ -193,7 +216,6 @@ impl Model {
                 wanted.join(",")
             );
         }
-        refuse_shelter_in_danger(params, tuned.iter().map(|&i| file.entries[i].name.as_str()))?;
         let feature_slot = features::params()
             .iter()
             .map(|pair| pair.map(|p| p.and_then(|p| slot_of_param[p])))
@@ -222,6 +244,7 @@ impl Model {
             start,
             bounds,
             params: params.clone(),
+            held,
         })
     }
 
@@ -700,23 +723,47 @@ mod tests {
         }
     }
 
-    /// A shelter share in king danger makes the shelter weights non-linear: fitting
-    /// them is refused, fitting the others is not.
+    /// The shelter weights and their share in king danger are never fitted together:
+    /// the share at 0 is held when both are chosen, the shelter weights while it is
+    /// not 0, and a choice of shelter weights alone is refused then.
     #[test]
-    fn shelter_weights_are_refused_while_they_feed_king_danger() {
+    fn shelter_weights_and_their_share_in_danger_are_never_fitted_together() {
         let file = ParamFile::load(&repo_params("eval.json")).unwrap();
         let mut params = Params::default();
         overlay(&mut params, std::slice::from_ref(&file), Field::Value).unwrap();
+        params.king_danger_shelter_pct = 0;
         let path = repo_params("eval.json");
         let model = |params: &Params, wanted: &[&str]| {
             let wanted: Vec<String> = wanted.iter().map(|w| w.to_string()).collect();
             Model::new(&file, params, &wanted, &path)
         };
-        assert!(model(&params, &["king_storm_*"]).is_ok());
+        let names = |m: &Model| -> Vec<String> {
+            m.tuned
+                .iter()
+                .map(|&i| file.entries[i].name.clone())
+                .collect()
+        };
+        let every = model(&params, &[]).unwrap();
+        assert_eq!(every.held, [SHELTER_SHARE]);
+        assert!(names(&every).iter().any(|n| n.starts_with("king_storm_")));
+        let share_alone = model(&params, &[SHELTER_SHARE, "king_danger_base"]).unwrap();
+        assert!(share_alone.held.is_empty());
+        assert_eq!(names(&share_alone), ["king_danger_base", SHELTER_SHARE]);
+
         params.king_danger_shelter_pct = 50;
+        let every = model(&params, &[]).unwrap();
+        assert!(every.held.iter().any(|n| n.starts_with("king_shelter_")));
+        assert!(every.held.iter().all(|n| is_shelter_weight(n)));
+        assert!(names(&every).iter().any(|n| n == SHELTER_SHARE));
+        assert!(!names(&every).iter().any(|n| is_shelter_weight(n)));
         let err = model(&params, &["king_storm_*"]).err().unwrap().to_string();
         assert!(err.contains("king_danger_shelter_pct is 50"), "{err}");
-        assert!(model(&params, &["outpost_*", "king_danger_base"]).is_ok());
+        assert!(
+            model(&params, &["outpost_*", "king_danger_base"])
+                .unwrap()
+                .held
+                .is_empty()
+        );
     }
 
     #[test]
