@@ -43,13 +43,19 @@ fn isolated_pawn_scores_exactly_its_parameter() {
     );
     // Middlegame weight has no effect at phase 0.
     assert_eq!(eval_with(&nudged(f::PAWN_ISOLATED, f::MG, 7), fen), base);
-    // The trace shows the isolated weight as the whole pawn-structure term.
+    // The trace shows the isolated weights, the single one and the a file's, as the
+    // whole pawn-structure term.
     let tr = Evaluator::new(&Params::default()).trace(&pos(fen));
     let ps = tr.terms.iter().find(|t| t.0 == "pawn structure").unwrap();
     let p = Params::default();
     assert_eq!(
         (ps.1, ps.2, ps.3, ps.4),
-        (p.pawn_isolated_mg(), p.pawn_isolated_eg(), 0, 0)
+        (
+            p.pawn_isolated_mg() + p.pawn_isolated_file_1_mg(),
+            p.pawn_isolated_eg() + p.pawn_isolated_file_1_eg(),
+            0,
+            0
+        )
     );
 }
 
@@ -306,9 +312,12 @@ fn only_danger(set: impl Fn(&mut Params)) -> Params {
         *field = v;
     }
     // The king's file distance to the pawns is traced on the shelter line, but it is
-    // no part of the shelter score king danger reads.
+    // no part of the shelter score king danger reads; the king's defenders are traced
+    // on the king-safety line, but are no part of the danger count.
     for (i, spec) in crate::params::PARAM_SPECS.iter().enumerate() {
-        if spec.name.starts_with("king_pawn_file_distance_") {
+        if spec.name.starts_with("king_pawn_file_distance_")
+            || spec.name.starts_with("king_defenders_")
+        {
             p.set(i, 0).unwrap();
         }
     }

@@ -692,6 +692,8 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("lmr_capture_pct", "0"),
         ("lmr_noisy_hist_div", "0"),
         ("hist_prune_depth", "0"),
+        // Off at depth 0 whatever the margin; a low one makes the switch act when on.
+        ("hist_prune_margin", "250"),
         ("ext_history_min", "0"),
         ("corr_pawn_weight", "0"),
         ("corr_pieces_weight", "0"),
