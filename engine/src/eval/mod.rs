@@ -73,6 +73,8 @@ pub struct Evaluator {
     psq_table: PsqTable,
     scale_opposite_bishops: i32,
     scale_no_pawns: i32,
+    /// mobility_xray: sliders see through own sliders of their kind and queens.
+    mobility_xray: bool,
     king_danger: KingDanger,
     complexity: Complexity,
     learnt: Learnt,
@@ -138,6 +140,7 @@ impl Evaluator {
             psq_table: PsqTable::new(|_, _| S::default()),
             scale_opposite_bishops: 100,
             scale_no_pawns: 100,
+            mobility_xray: false,
             king_danger: KingDanger::default(),
             complexity: Complexity::default(),
             learnt: Learnt::default(),
@@ -176,6 +179,7 @@ impl Evaluator {
         self.psq_table = PsqTable::new(|role, sq| self.psq[role as usize - 1][sq as usize]);
         self.scale_opposite_bishops = params.scale_opposite_bishops_pct();
         self.scale_no_pawns = params.scale_no_pawns_pct();
+        self.mobility_xray = params.mobility_xray() != 0;
         self.king_danger = KingDanger::new(params, &self.weights);
         self.complexity = Complexity::new(params);
         self.learnt = Learnt::new(&self.weights);
@@ -427,6 +431,18 @@ impl Evaluator {
             Color::Black => 0xFFu64 << 8,
         };
         let enemy_king_on_back_rank = relative_rank(us, enemy_king as usize) == 7;
+        // mobility_xray: a bishop looks through our bishops and queens, a rook through
+        // our rooks and queens (a battery's rear piece attacks through its front).
+        let (bishop_occ, rook_occ) = if self.mobility_xray {
+            let own = board.by_color(us);
+            let queens = board.queens() & own;
+            (
+                occ & !((board.bishops() & own) | queens),
+                occ & !((board.rooks() & own) | queens),
+            )
+        } else {
+            (occ, occ)
+        };
         // One copy of the loop per piece type (a macro, not a loop over the roles):
         // with the role a constant, the attack lookup and the role-specific terms are
         // chosen at compile time instead of by a jump table for every piece.
@@ -436,8 +452,8 @@ impl Evaluator {
                 for sq in board.by_piece(role.of(us)) {
                     let attacks = match role {
                         Role::Knight => knight_attacks(sq),
-                        Role::Bishop => bishop_attacks(sq, occ),
-                        Role::Rook => rook_attacks(sq, occ),
+                        Role::Bishop => bishop_attacks(sq, bishop_occ),
+                        Role::Rook => rook_attacks(sq, rook_occ),
                         _ => queen_attacks(sq, occ),
                     }
                     .0;

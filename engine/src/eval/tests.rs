@@ -502,6 +502,52 @@ fn the_deep_zone_and_the_pawn_filter_count_their_squares() {
 }
 
 #[test]
+fn the_xray_switch_lets_sliders_see_through_their_batteries() {
+    let mobility = |xray: i32, fen: &str, table: &[usize]| -> Vec<usize> {
+        let p = Params {
+            mobility_xray: xray,
+            ..Params::default()
+        };
+        let c = Evaluator::new(&p).coefficients(&pos(fen));
+        (0..table.len())
+            .filter(|&n| coefficient(&c, table[n]) > 0) // White's pieces
+            .collect()
+    };
+    // Rooks a1 and a2: the rear rook reaches a2, b1, c1, d1 (not its king's e1), and
+    // through a2 the rest of the file, a3..a8; the front rook its rank and file either way.
+    let rooks = "4k3/8/8/8/8/8/R7/R3K3 w - - 0 1";
+    assert_eq!(mobility(0, rooks, &f::MOBILITY_ROOK), [4, 14]);
+    assert_eq!(mobility(1, rooks, &f::MOBILITY_ROOK), [10, 14]);
+    // A rook looks through its queen; the queen does not look through the rook.
+    let queen = "4k3/8/8/8/8/8/Q7/R3K3 w - - 0 1";
+    assert_eq!(mobility(1, queen, &f::MOBILITY_ROOK), [10]);
+    assert_eq!(
+        mobility(1, queen, &f::MOBILITY_QUEEN),
+        mobility(0, queen, &f::MOBILITY_QUEEN)
+    );
+    // Bishops b1 and c2: the rear one sees d3..h7 through c2; an enemy bishop blocks.
+    let (bishops, blocked) = (
+        "4k3/8/8/8/8/8/2B5/1B2K3 w - - 0 1",
+        "4k3/8/8/8/8/8/2b5/1B2K3 w - - 0 1",
+    );
+    assert_eq!(mobility(0, bishops, &f::MOBILITY_BISHOP), [2, 9]);
+    assert_eq!(mobility(1, bishops, &f::MOBILITY_BISHOP), [7, 9]);
+    assert_eq!(mobility(1, blocked, &f::MOBILITY_BISHOP), [2]);
+    // On, the evaluation stays exactly colour-symmetric.
+    let p = Params {
+        mobility_xray: 1,
+        ..Params::default()
+    };
+    let mut e = Evaluator::new(&p);
+    let mut positions = random_positions(500, 12);
+    positions.push(pos(rooks));
+    positions.push(pos(queen));
+    for x in &positions {
+        assert_eq!(e.evaluate(x), e.evaluate(&x.mirrored()), "{}", x.fen());
+    }
+}
+
+#[test]
 fn threats_by_attacker_and_defence() {
     // Pawn d4 attacks the bishop c5 and the knight e5.
     let fen = "4k3/8/8/2b1n3/3P4/8/8/4K3 w - - 0 1";
