@@ -2,7 +2,7 @@
 # Texel data in resumable legs, and the fit of the evaluation to it.
 #
 #   STATE=DIR scripts/texel_data.sh data [SECONDS]   # play (or go on playing) the games
-#   STATE=DIR scripts/texel_data.sh fit              # fit params/eval.json -> DIR/fit.json
+#   STATE=DIR scripts/texel_data.sh fit              # fit params/eval.json -> DIR/fit.json (FIT_FILE)
 #   STATE=DIR scripts/texel_data.sh sprt             # the fit against the compiled weights
 #
 # `data` copies the tuner (whose compiled engine plays the games) into DIR/bin on its
@@ -32,7 +32,11 @@
 #   FIT_PARAMS the weights the fit moves, comma-separated, `prefix_*` allowed (e.g. the
 #             groups shipped at 0: space_*,closedness_*); every other weight keeps its
 #             committed value  [unset: every weight]
+#   FIT_FILE  the parameter file the fit fits: params/eval.json, or params/pknet.json
+#             for the pawn-king network (its fit goes to DIR/fit-pknet.json, and `sprt`
+#             plays that)                              [params/eval.json]
 #   EPOCHS    epochs of the fit                        [500]
+#   LR        the fit's Adam learning rate (tuner texel --lr)  [0.5]
 #   PAIRS     the SPRT's cap on game pairs             [6000]
 #   SPRT_NODES nodes per move in the SPRT              [8000]
 set -euo pipefail
@@ -58,16 +62,23 @@ THREADS=${THREADS:-$(nproc)}
 LAMBDA=${LAMBDA:-1}
 FIT_PARAMS=${FIT_PARAMS:-}
 EPOCHS=${EPOCHS:-500}
+FIT_FILE=${FIT_FILE:-params/eval.json}
+LR=${LR:-0.5}
 PAIRS=${PAIRS:-6000}
 SPRT_NODES=${SPRT_NODES:-8000}
 for knob in GAMES NODES SEED THREADS EPOCHS PAIRS SPRT_NODES; do
     [[ ${!knob} =~ ^[1-9][0-9]*$ ]] || fail "$knob must be a positive whole number, got '${!knob}'"
 done
 [[ $LAMBDA =~ ^(0|1|0?\.[0-9]+|1\.0*)$ ]] || fail "LAMBDA must be a number from 0 to 1, got '$LAMBDA'"
+[[ $LR =~ ^([0-9]+\.?[0-9]*|\.[0-9]+)$ ]] || fail "LR must be a positive number, got '$LR'"
+[[ -f $ROOT/$FIT_FILE || -f $FIT_FILE ]] || fail "FIT_FILE=$FIT_FILE is not a parameter file"
 [[ -z $FIT_PARAMS || $FIT_PARAMS =~ ^[a-z0-9_*]+(,[a-z0-9_*]+)*$ ]] ||
     fail "FIT_PARAMS must be parameter names or prefix_* patterns separated by commas, got '$FIT_PARAMS'"
 
 data=$STATE/selfplay.bin
+# The fit of eval.json keeps its old name; another file's fit is named after it.
+fitted=$STATE/fit.json
+[[ $(basename "$FIT_FILE") == eval.json ]] || fitted=$STATE/fit-$(basename "$FIT_FILE")
 declared=$STATE/declared.txt
 bin=$STATE/bin/tuner
 
@@ -105,17 +116,18 @@ fit() {
     [[ -s $data ]] || fail "no data in $data yet: run data first"
     local only=()
     [[ -n $FIT_PARAMS ]] && only=(--params "$FIT_PARAMS")
-    "$TUNER" texel "$data" params/eval.json -o "$STATE/fit.json" --reg 0 "${only[@]}" \
-        --lambda "$LAMBDA" --epochs "$EPOCHS" --threads "$THREADS" 2>&1 | tee "$STATE/fit.log"
+    "$TUNER" texel "$data" "$FIT_FILE" -o "$fitted" --reg 0 "${only[@]}" --lr "$LR" \
+        --lambda "$LAMBDA" --epochs "$EPOCHS" --threads "$THREADS" 2>&1 | tee "${fitted%.json}.log"
 }
 
 sprt() {
-    [[ -s $STATE/fit.json ]] || fail "no $STATE/fit.json yet: run fit first"
-    local resume=()
-    [[ -s $STATE/sprt.jsonl ]] && resume=(--resume)
-    "$TUNER" match --a "name=fit,$STATE/fit.json" --b name=committed,compiled \
+    [[ -s $fitted ]] || fail "no $fitted yet: run fit first"
+    local resume=() games=${fitted%.json}
+    games=$STATE/sprt${games#"$STATE/fit"}.jsonl
+    [[ -s $games ]] && resume=(--resume)
+    "$TUNER" match --a "name=fit,$fitted" --b name=committed,compiled \
         --nodes "$SPRT_NODES" --hash 8 --concurrency "$THREADS" --sprt elo0=0 elo1=5 \
-        --pairs "$PAIRS" --results "$STATE/sprt.jsonl" "${resume[@]}" 2>&1 | tee -a "$STATE/sprt.log"
+        --pairs "$PAIRS" --results "$games" "${resume[@]}" 2>&1 | tee -a "${games%.jsonl}.log"
 }
 
 case $MODE in

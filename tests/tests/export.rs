@@ -10,7 +10,12 @@ use occam_tests::{Engine, binary, workspace_root};
 fn export(args: &[&str]) -> Output {
     Command::new(binary("tuner"))
         .current_dir(workspace_root())
-        .args(["export", "params/search.json", "params/eval.json"])
+        .args([
+            "export",
+            "params/search.json",
+            "params/eval.json",
+            "params/pknet.json",
+        ])
         .args(args)
         .output()
         .expect("run tuner export")
@@ -145,7 +150,12 @@ fn a_reader_that_stops_early_is_no_error() {
     use std::process::Stdio;
     let mut child = Command::new(binary("tuner"))
         .current_dir(workspace_root())
-        .args(["export", "params/search.json", "params/eval.json"])
+        .args([
+            "export",
+            "params/search.json",
+            "params/eval.json",
+            "params/pknet.json",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

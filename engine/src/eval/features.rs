@@ -70,12 +70,13 @@ pub enum Section {
     Space,
     Closedness,
     Complexity,
+    PawnKingNetwork,
     Tempo,
 }
 
 impl Section {
     /// Trace lines in display order.
-    pub const ALL: [Section; 19] = [
+    pub const ALL: [Section; 20] = [
         Section::Material,
         Section::Psqt,
         Section::Mobility,
@@ -94,6 +95,7 @@ impl Section {
         Section::Space,
         Section::Closedness,
         Section::Complexity,
+        Section::PawnKingNetwork,
         Section::Tempo,
     ];
 
@@ -118,6 +120,7 @@ impl Section {
             Section::Space => "space",
             Section::Closedness => "closedness",
             Section::Complexity => "complexity",
+            Section::PawnKingNetwork => "pawn-king network",
             Section::Tempo => "tempo",
         }
     }

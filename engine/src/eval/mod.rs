@@ -14,7 +14,8 @@
 //!
 //! The files: one per group of terms (`pawns.rs`, `passed.rs`, `king_danger.rs`,
 //! `king_defenders.rs`, `shelter.rs`, `threats.rs`, `outposts.rs`, `space.rs`,
-//! `closedness.rs`, `complexity.rs`), the feature numbering
+//! `closedness.rs`, `complexity.rs`), the pawn-king network (`pknet.rs`, its weights
+//! in `params/pknet.json`), the feature numbering
 //! Texel tuning reads (`features.rs`), the term-by-term trace (`trace.rs`) and the
 //! eval and pawn caches (`cache.rs`); this file sums them.
 //!
@@ -31,6 +32,7 @@ mod king_defenders;
 mod outposts;
 mod passed;
 mod pawns;
+pub mod pknet;
 mod shelter;
 mod space;
 #[cfg(test)]
@@ -48,6 +50,7 @@ use complexity::Complexity;
 use features::{self as f, Section};
 use king_danger::KingDanger;
 use pawns::{PawnTable, PawnTerms};
+use pknet::PkNet;
 use shakmaty::attacks::{
     bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
 };
@@ -78,6 +81,7 @@ pub struct Evaluator {
     king_danger: KingDanger,
     complexity: Complexity,
     learnt: Learnt,
+    pknet: PkNet,
     pawns: PawnTable,
     cache: EvalCache,
 }
@@ -144,6 +148,7 @@ impl Evaluator {
             king_danger: KingDanger::default(),
             complexity: Complexity::default(),
             learnt: Learnt::default(),
+            pknet: PkNet::new(params),
             pawns: PawnTable::new(),
             cache: EvalCache::new(),
         };
@@ -183,6 +188,7 @@ impl Evaluator {
         self.king_danger = KingDanger::new(params, &self.weights);
         self.complexity = Complexity::new(params);
         self.learnt = Learnt::new(&self.weights);
+        self.pknet = PkNet::new(params);
         self.pawns.clear();
         self.cache.clear();
     }
@@ -271,8 +277,11 @@ impl Evaluator {
         let phase = phase.min(PHASE_MAX);
 
         // Pawn structure (cached in the pawn hash table unless tracing), with the
-        // outpost squares and each side's king shelter (White first)
-        let (passed, outposts, shelter) = if T::ON {
+        // outpost squares, each side's king shelter (White first) and the pawn-king
+        // network's score
+        let kings = [Color::White, Color::Black]
+            .map(|c| board.king_of(c).expect("legal positions have kings") as u8);
+        let (passed, outposts, shelter, network) = if T::ON {
             let (s, passed) = pawns::evaluate(
                 &self.weights[..],
                 white_pawns,
@@ -284,7 +293,14 @@ impl Evaluator {
             let shelter = [Color::White, Color::Black]
                 .map(|color| shelter::evaluate(&self.weights, board, color, t));
             let outposts = pawns::outpost_squares(white_pawns, black_pawns);
-            (passed, outposts, shelter)
+            let mut network = S::default();
+            if self.pknet.on {
+                let [white, black] = self.pknet.views(white_pawns, black_pawns, kings);
+                t.offset(Section::PawnKingNetwork, Color::White, white);
+                t.offset(Section::PawnKingNetwork, Color::Black, black);
+                network = white - black;
+            }
+            (passed, outposts, shelter, network)
         } else {
             let e = self.pawns.probe(
                 &self.weights[..],
@@ -297,13 +313,20 @@ impl Evaluator {
             );
             score += e.score;
             for (i, color) in [Color::White, Color::Black].into_iter().enumerate() {
-                let king = board.king_of(color).expect("legal positions have kings") as u8;
-                if e.king[i] != king {
-                    e.king[i] = king;
+                if e.king[i] != kings[i] {
+                    e.king[i] = kings[i];
                     e.shelter[i] = shelter::evaluate(&self.weights, board, color, &mut NoTrace);
                 }
             }
-            (e.passed, e.outposts, e.shelter)
+            if self.pknet.on {
+                let key = u16::from(kings[0]) + 64 * u16::from(kings[1]);
+                if e.kings != key {
+                    e.kings = key;
+                    e.network = self.pknet.evaluate(white_pawns, black_pawns, kings);
+                }
+            }
+            // Zero while the network is off (a new entry's).
+            (e.passed, e.outposts, e.shelter, e.network)
         };
         score += shelter[0] - shelter[1];
 
@@ -370,6 +393,9 @@ impl Evaluator {
 
         // Complexity: the endgame score away from or towards a draw
         score.eg += self.complexity.adjust(board, score.eg, t);
+
+        // The pawn-king network, after complexity: its fit takes the rest as fixed
+        score += network;
 
         // Tempo
         score += signed(pos.turn(), self.weights[f::TEMPO]);

@@ -30,13 +30,22 @@ pub struct PawnEntry {
     /// and kings move rarely, so the entry keeps the last one.
     pub king: [u8; 2],
     pub shelter: [S; 2],
+    /// Both king squares (White's + 64 × Black's; [`NO_KINGS`]: none yet) for which
+    /// `network` holds the pawn-king network's score (`pknet.rs`).
+    pub kings: u16,
+    pub network: S,
 }
+
+/// `PawnEntry::kings` of an entry whose network score is not computed yet (no pair of
+/// squares gives it).
+const NO_KINGS: u16 = u16::MAX;
 
 impl PawnEntry {
     /// The entry of no pawns at all, valid as it stands (no king shelter cached yet).
     fn empty() -> PawnEntry {
         PawnEntry {
             king: [64; 2],
+            kings: NO_KINGS,
             ..PawnEntry::default()
         }
     }

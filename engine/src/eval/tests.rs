@@ -1010,7 +1010,11 @@ fn material_only_variant_has_the_same_names_and_zero_extras() {
             .map(|e| e["name"].as_str().unwrap().to_string())
             .collect()
     };
-    assert_eq!(names(&full), names(&mo));
+    // eval.json's names, then the network's outputs (zero: the network off).
+    let outputs: Vec<String> = (pknet::OUT_MG..pknet::WEIGHTS)
+        .map(pknet::weight_name)
+        .collect();
+    assert_eq!([names(&full), outputs].concat(), names(&mo));
     let weight_of = |features: &[usize], i: usize| {
         features
             .iter()
@@ -1024,7 +1028,7 @@ fn material_only_variant_has_the_same_names_and_zero_extras() {
         let i = index_of(name).unwrap();
         // Weights other than material are zero (the plain parameters are checked by
         // the evaluations below).
-        if !weight_of(&f::MATERIAL, i) && weight_of(&all, i) {
+        if !weight_of(&f::MATERIAL, i) && weight_of(&all, i) || name.starts_with("pknet_") {
             assert_eq!(v, 0, "{name}");
         }
         p.set(i, v).unwrap();
@@ -1462,4 +1466,117 @@ fn a_queen_with_one_piece_before_an_enemy_bishop_or_rook_is_in_danger() {
     // A bishop on the queen's file, a rook on its diagonal: not their lines.
     assert_eq!(on("3bk3/8/8/8/3N4/8/8/3QK3 w - - 0 1"), (0, 0));
     assert_eq!(on("7k/8/8/r7/8/2p5/8/4Q1K1 w - - 0 1"), (0, 0));
+}
+
+// Pawn-king network
+
+/// The parameters with the network's weights all zero, or drawn at random (seeded):
+/// inputs and biases within ±300, outputs within ±3000.
+fn network_params(seed: Option<u64>) -> Params {
+    let mut params = Params::default();
+    let indices = pknet::param_indices().expect("params/pknet.json is built in");
+    let mut x = seed.unwrap_or(0).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    for (k, &i) in indices.iter().enumerate() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let span: u64 = if k >= pknet::OUT_MG { 3000 } else { 300 };
+        let v = (x % (2 * span + 1)) as i32 - span as i32;
+        params.set(i, if seed.is_some() { v } else { 0 }).unwrap();
+    }
+    params
+}
+
+#[test]
+fn the_network_weights_are_parameters_in_layout_order() {
+    let indices = pknet::param_indices().expect("params/pknet.json is built in");
+    assert_eq!(indices.len(), pknet::WEIGHTS);
+    for (k, pair) in indices.windows(2).enumerate() {
+        assert_eq!(pair[1], pair[0] + 1, "{}", pknet::weight_name(k + 1));
+    }
+    let name = |k: usize| PARAM_SPECS[indices[k]].name;
+    assert_eq!(name(0), "pknet_our_pawn_a2_0");
+    assert_eq!(name(pknet::HIDDEN * 47 + 5), "pknet_our_pawn_h7_5");
+    assert_eq!(name(pknet::HIDDEN * 48), "pknet_their_pawn_a2_0");
+    assert_eq!(name(pknet::HIDDEN * (96 + 6) + 1), "pknet_our_king_g1_1");
+    assert_eq!(
+        name(pknet::HIDDEN * (160 + 63) + 15),
+        "pknet_their_king_h8_15"
+    );
+    assert_eq!(name(pknet::BIAS + 2), "pknet_bias_2");
+    assert_eq!(name(pknet::OUT_MG), "pknet_out_mg_0");
+    assert_eq!(name(pknet::OUT_EG + 15), "pknet_out_eg_15");
+    // All zero, the network is off; any output weight on, it is on.
+    assert!(!Evaluator::new(&network_params(None)).pknet.on);
+    let mut one = network_params(None);
+    one.set(indices[pknet::OUT_EG + 3], 1).unwrap();
+    assert!(Evaluator::new(&one).pknet.on);
+}
+
+#[test]
+fn the_network_sees_each_side_s_pawns_and_kings_as_that_side_does() {
+    // White: pawns e2 and d5, king g1; Black: pawn e7, king g8.
+    let p = pos("6k1/4p3/8/3P4/8/8/4P3/6K1 w - - 0 1");
+    let b = p.board().board();
+    let (white, black) = ((b.pawns() & b.white()).0, (b.pawns() & b.black()).0);
+    let kings = [6, 62];
+    let view = |us: Color| {
+        let (inputs, n) = pknet::active_inputs(white, black, kings, us);
+        let mut v = inputs[..n].to_vec();
+        v.sort();
+        v
+    };
+    // Ours e2 (4) and d5 (27), theirs e7 (48 + 44), our king g1 (96 + 6), theirs g8 (160 + 62).
+    assert_eq!(view(Color::White), [4, 27, 92, 102, 222]);
+    // Black, mirrored: ours e7 as e2 (4); theirs e2 as e7 (92) and d5 as d4 (48 + 19);
+    // our king g8 as g1 (102), theirs g1 as g8 (222).
+    assert_eq!(view(Color::Black), [4, 67, 92, 102, 222]);
+}
+
+#[test]
+fn the_network_is_colour_symmetric_and_traced() {
+    let mut e = Evaluator::new(&network_params(Some(21)));
+    let mut off = Evaluator::new(&network_params(None));
+    let mut moved = 0;
+    let positions = random_positions(1500, 17);
+    for p in &positions {
+        assert_eq!(e.evaluate(p), e.evaluate(&p.mirrored()), "{}", p.fen());
+        let b = p.board().board();
+        let kings = [Color::White, Color::Black].map(|c| b.king_of(c).unwrap() as u8);
+        let network = e
+            .pknet
+            .evaluate((b.pawns() & b.white()).0, (b.pawns() & b.black()).0, kings);
+        let t = e.trace(p);
+        let line = t.terms.iter().find(|x| x.0 == "pawn-king network").unwrap();
+        assert_eq!(
+            S::new(line.1 - line.3, line.2 - line.4),
+            network,
+            "{}",
+            p.fen()
+        );
+        // The linear form's offset carries it: the rest of the evaluation is unchanged.
+        let (with, without) = (e.coefficients(p), off.coefficients(p));
+        assert_eq!(with.features, without.features);
+        assert_eq!(with.offset - without.offset, network, "{}", p.fen());
+        moved += usize::from(network != S::default());
+    }
+    assert!(moved > positions.len() * 9 / 10, "{moved}");
+}
+
+/// The pawn table keeps the network's score per pair of king squares: along the
+/// perft walk (kings moving over unchanged pawns) the cached evaluation is the fresh one.
+#[test]
+fn the_pawn_table_keeps_the_network_score_per_pair_of_kings() {
+    let params = network_params(Some(5));
+    let mut cached = Evaluator::new(&params);
+    let mut fresh = Evaluator::new(&params);
+    let mut n = 0;
+    crate::perft::walk_suite(&|p, m| p.play(m), &mut |p| {
+        if n < 20_000 {
+            n += 1;
+            fresh.cache.clear();
+            fresh.pawns.clear();
+            assert_eq!(cached.evaluate(p), fresh.evaluate(p), "{}", p.fen());
+        }
+    });
 }

@@ -31,7 +31,7 @@ pub enum Format {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Parameter files to export, e.g. params/search.json params/eval.json.
+    /// Parameter files to export, e.g. params/search.json params/eval.json params/pknet.json.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Output format.
@@ -125,7 +125,12 @@ mod tests {
 
     fn shipped() -> Vec<ParamFile> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../params");
-        load_all(&[dir.join("search.json"), dir.join("eval.json")]).unwrap()
+        load_all(&[
+            dir.join("search.json"),
+            dir.join("eval.json"),
+            dir.join("pknet.json"),
+        ])
+        .unwrap()
     }
 
     #[test]

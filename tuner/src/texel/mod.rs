@@ -32,8 +32,12 @@
 //! loss wins. The rounded result is written back atomically (to --output if given),
 //! changing only the `value` numbers.
 //!
+//! The pawn-king network's file (`params/pknet.json`) is fitted whole by its own
+//! descent, as the residual of the hand-written evaluation (`network`).
+//!
 //! The parts: `data` (reading and merging positions), `quiet` (the quiet filter),
-//! `model` (the fit), `groups` (the held-out check per term group).
+//! `model` (the fit), `groups` (the held-out check per term group), `network` (the
+//! pawn-king network's fit).
 //!
 //! A command: may use every layer below. It uses the datagen file (`datagen_file`,
 //! a module of its own layer), the parameter files (`param_files`), `run_files`, and
@@ -42,6 +46,7 @@
 mod data;
 mod groups;
 mod model;
+mod network;
 mod quiet;
 
 use std::path::PathBuf;
@@ -64,7 +69,8 @@ pub struct Args {
     /// tune (e.g. params/eval.json).
     #[arg(required = true, num_args = 1.., value_name = "POSITIONS")]
     pub positions: Vec<PathBuf>,
-    /// The evaluation parameter file to tune; rewritten unless --output or --dry-run.
+    /// The evaluation parameter file to tune (params/eval.json, or params/pknet.json for
+    /// the pawn-king network); rewritten unless --output or --dry-run.
     pub params_file: PathBuf,
     /// Write the tuned file here instead of rewriting PARAMS_FILE.
     #[arg(short, long, value_name = "FILE")]
@@ -155,6 +161,17 @@ fn tune(args: &Args) -> Result<()> {
     let mut file = ParamFile::load(&args.params_file)?;
     let mut params = Params::default();
     overlay(&mut params, std::slice::from_ref(&file), Field::Value)?;
+    if file.group == network::GROUP {
+        network::check(args, &file)?;
+        let (train, valid) = load_positions(args, &params)?;
+        let values = network::fit(args, &file, &params, train, valid)?;
+        println!(
+            "time {:.1} s, peak memory {}",
+            started.elapsed().as_secs_f64(),
+            peak_memory()
+        );
+        return write(args, &mut file, &values);
+    }
     let model = Model::new(&file, &params, &args.params, &args.params_file)?;
     if !model.held.is_empty() {
         eprintln!(
@@ -219,13 +236,18 @@ fn tune(args: &Args) -> Result<()> {
         started.elapsed().as_secs_f64(),
         peak_memory()
     );
+    write(args, &mut file, &values)
+}
+
+/// Writes the fitted values (to --output if given), or nothing on --dry-run.
+fn write(args: &Args, file: &mut ParamFile, values: &[i32]) -> Result<()> {
     if args.dry_run {
         println!("dry run: nothing written");
     } else {
         if let Some(out) = &args.output {
             file.path = out.clone();
         }
-        file.write_values(&values)?;
+        file.write_values(values)?;
         println!("wrote {}", file.path.display());
     }
     Ok(())
@@ -517,6 +539,48 @@ mod tests {
         let (train, valid) = load_positions(&a, &params).unwrap();
         assert!(train.len() + valid.len() <= merged.len());
         assert!(train.len() + valid.len() > 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A network file is fitted whole: its outputs leave zero, nothing but values
+    /// changes, the original stays as it was, and a selection of weights is refused.
+    #[test]
+    fn a_network_file_is_fitted_whole() {
+        let dir = crate::test_util::scratch_dir("texel-network");
+        let bin = datagen_file(&dir);
+        let params_path = dir.join("pknet.json");
+        std::fs::copy(repo_params("pknet.json"), &params_path).unwrap();
+        let before = std::fs::read(&params_path).unwrap();
+        let out = dir.join("fit.json");
+        let a = Args {
+            epochs: 3,
+            lr: 4.0,
+            output: Some(out.clone()),
+            dry_run: false,
+            ..args(vec![bin.clone()], params_path.clone())
+        };
+        tune(&a).unwrap();
+        assert_eq!(std::fs::read(&params_path).unwrap(), before);
+        let (fitted, original) = (
+            ParamFile::load(&out).unwrap(),
+            ParamFile::load(&params_path).unwrap(),
+        );
+        assert_eq!(fitted.names(), original.names());
+        assert!((fitted.entries.iter()).any(|e| e.name.starts_with("pknet_out_") && e.value != 0));
+        for (x, y) in fitted.entries.iter().zip(&original.entries) {
+            assert_eq!(
+                (x.min, x.max, x.start),
+                (y.min, y.max, y.start),
+                "{}",
+                x.name
+            );
+        }
+        let chosen = Args {
+            params: vec!["pknet_bias_0".into()],
+            ..a
+        };
+        let err = format!("{:#}", tune(&chosen).unwrap_err());
+        assert!(err.contains("fitted whole"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

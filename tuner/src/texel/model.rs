@@ -71,6 +71,21 @@ impl Set {
             .collect();
     }
 
+    /// Each position's record.
+    pub fn records(&self) -> &[[u8; RECORD]] {
+        &self.recs
+    }
+
+    /// Each position's mean game result (White's view).
+    pub fn results(&self) -> &[f32] {
+        &self.result
+    }
+
+    /// Each position's fitted target (empty before `set_targets`).
+    pub fn targets(&self) -> &[f32] {
+        &self.target
+    }
+
     /// Heap bytes of the linear form (for the report).
     pub fn bytes(&self) -> usize {
         self.len() * (RECORD + 4 * 4 + 8 + 8) + self.terms.len() * 4 + self.nl.len() * 8
@@ -553,7 +568,12 @@ pub fn sigmoid(k: f64, eval: f64) -> f64 {
 /// The K minimising the loss against the results at the starting weights
 /// (golden-section search on log K).
 pub fn fit_k(model: &Model, set: &Set, w: &[f64]) -> f64 {
-    let f = |lk: f64| model.losses(set, w, lk.exp()).result;
+    golden_k(|k| model.losses(set, w, k).result)
+}
+
+/// The K in 1e-4..0.1 minimising `loss(K)` (golden-section search on log K).
+pub fn golden_k(loss: impl Fn(f64) -> f64) -> f64 {
+    let f = |lk: f64| loss(lk.exp());
     let (mut a, mut b) = ((1e-4f64).ln(), (0.1f64).ln());
     let r = (5f64.sqrt() - 1.0) / 2.0;
     let (mut c, mut d) = (b - r * (b - a), a + r * (b - a));
