@@ -51,13 +51,13 @@ def params():
     out = "1/64 centipawn per activation"
     for name, what in inputs():
         for j in range(HIDDEN):
-            yield entry(f"pknet_{name}_{j}", -2048, 2048, 32, act,
+            yield entry(f"pknet_{name}_{j}", -1024, 1024, 32, act,
                         f"Input weight: {what} (as the side whose view it is sees the board) to hidden unit {j}.")
     for j in range(HIDDEN):
-        yield entry(f"pknet_bias_{j}", -2048, 2048, 32, act, f"Bias of hidden unit {j}.")
+        yield entry(f"pknet_bias_{j}", -1024, 1024, 32, act, f"Bias of hidden unit {j}.")
     for phase, word in (("mg", "middlegame"), ("eg", "endgame")):
         for j in range(HIDDEN):
-            yield entry(f"pknet_out_{phase}_{j}", -8192, 8192, 256, out,
+            yield entry(f"pknet_out_{phase}_{j}", -4096, 4096, 256, out,
                         f"Weight of hidden unit {j} in the network's {word} score.")
 
 

@@ -313,10 +313,12 @@ fn only_danger(set: impl Fn(&mut Params)) -> Params {
     }
     // The king's file distance to the pawns is traced on the shelter line, but it is
     // no part of the shelter score king danger reads; the king's defenders are traced
-    // on the king-safety line, but are no part of the danger count.
+    // on the king-safety line, but are no part of the danger count; the pawn-king
+    // network adds to the linear form's offset, as king danger does.
     for (i, spec) in crate::params::PARAM_SPECS.iter().enumerate() {
         if spec.name.starts_with("king_pawn_file_distance_")
             || spec.name.starts_with("king_defenders_")
+            || spec.name.starts_with("pknet_out_")
         {
             p.set(i, 0).unwrap();
         }
@@ -648,9 +650,15 @@ fn drawish_endgames_are_scaled() {
     assert_eq!(e.evaluate(&pos("4k3/8/8/8/8/8/8/4K3 w - - 0 1")), 0);
 }
 
-/// Params with the complexity weights (per pawn, both wings, pawns only, offset).
+/// Params with the complexity weights (per pawn, both wings, pawns only, offset), and
+/// the pawn-king network off (it adds to the endgame score after complexity).
 fn complexity(pawns: i32, flanks: i32, pawns_only: i32, offset: i32) -> Params {
     let mut p = Params::default();
+    for (i, spec) in crate::params::PARAM_SPECS.iter().enumerate() {
+        if spec.name.starts_with("pknet_out_") {
+            p.set(i, 0).unwrap();
+        }
+    }
     for (name, v) in [
         ("complexity_pawns", pawns),
         ("complexity_pawn_flanks", flanks),
