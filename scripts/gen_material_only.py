@@ -12,21 +12,13 @@ source of the term list: after adding, renaming or removing an entry there, run
 
 (`material_only_variant_has_the_same_names_and_zero_extras` fails until you do).
 """
-import json, os
+import json, os, sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+from param_json import dump  # noqa: E402
 
 
-def dump(path, doc):
-    # One entry per line, as in eval.json.
-    lines = ["{", f'  "$schema": {json.dumps(doc["$schema"])},', f'  "group": {json.dumps(doc["group"])},',
-             f'  "description": {json.dumps(doc["description"])},', '  "params": [']
-    lines.append(",\n".join(f"    {json.dumps(p)}" for p in doc["params"]))
-    lines += ["  ]", "}"]
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    os.replace(tmp, path)
 
 
 with open(os.path.join(ROOT, "params/eval.json")) as f:

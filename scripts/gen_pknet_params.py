@@ -21,6 +21,8 @@ import json, os, sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 PATH = os.path.join(ROOT, "params", "pknet.json")
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+from param_json import dump  # noqa: E402
 HIDDEN = 16
 FILES = "abcdefgh"
 
@@ -72,14 +74,7 @@ def main():
         "All zero, the network is skipped. Fitted as the residual of the hand-written evaluation by `tuner texel POSITIONS params/pknet.json`.",
         "params": list(params()),
     }
-    lines = ["{", f'  "$schema": {json.dumps(doc["$schema"])},', f'  "group": {json.dumps(doc["group"])},',
-             f'  "description": {json.dumps(doc["description"])},', '  "params": [']
-    lines.append(",\n".join(f"    {json.dumps(p)}" for p in doc["params"]))
-    lines += ["  ]", "}"]
-    tmp = PATH + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    os.replace(tmp, PATH)
+    dump(PATH, doc)
     print(f"wrote params/pknet.json: {len(doc['params'])} weights")
 
 
