@@ -148,7 +148,7 @@ impl Evaluator {
             king_danger: KingDanger::default(),
             complexity: Complexity::default(),
             learnt: Learnt::default(),
-            pknet: PkNet::new(params),
+            pknet: PkNet::off(),
             pawns: PawnTable::new(),
             cache: EvalCache::new(),
         };

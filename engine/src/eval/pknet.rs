@@ -130,13 +130,18 @@ pub struct PkNet {
 }
 
 impl PkNet {
-    pub fn new(params: &Params) -> PkNet {
-        let mut net = PkNet {
+    /// The network of zeros: off.
+    pub fn off() -> PkNet {
+        PkNet {
             on: false,
             input: Box::new([[0; HIDDEN]; INPUTS]),
             bias: [0; HIDDEN],
             output: [[0; HIDDEN]; 2],
-        };
+        }
+    }
+
+    pub fn new(params: &Params) -> PkNet {
+        let mut net = PkNet::off();
         let Some(indices) = param_indices() else {
             return net;
         };

@@ -653,12 +653,7 @@ fn drawish_endgames_are_scaled() {
 /// Params with the complexity weights (per pawn, both wings, pawns only, offset), and
 /// the pawn-king network off (it adds to the endgame score after complexity).
 fn complexity(pawns: i32, flanks: i32, pawns_only: i32, offset: i32) -> Params {
-    let mut p = Params::default();
-    for (i, spec) in crate::params::PARAM_SPECS.iter().enumerate() {
-        if spec.name.starts_with("pknet_out_") {
-            p.set(i, 0).unwrap();
-        }
-    }
+    let mut p = network_params(None);
     for (name, v) in [
         ("complexity_pawns", pawns),
         ("complexity_pawn_flanks", flanks),
