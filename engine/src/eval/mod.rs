@@ -321,8 +321,12 @@ impl Evaluator {
             if self.pknet.on {
                 let key = u16::from(kings[0]) + 64 * u16::from(kings[1]);
                 if e.kings != key {
+                    if e.kings == pawns::NO_KINGS {
+                        e.network_pawns = self.pknet.pawn_sums(white_pawns, black_pawns);
+                    }
                     e.kings = key;
-                    e.network = self.pknet.evaluate(white_pawns, black_pawns, kings);
+                    let [white, black] = self.pknet.views_with_kings(&e.network_pawns, kings);
+                    e.network = white - black;
                 }
             }
             // Zero while the network is off (a new entry's).

@@ -11,6 +11,7 @@
 
 use super::Tracer;
 use super::features::{self as f, Section};
+use super::pknet::PawnSums;
 use crate::rays::{FILE_A, FRONT, PASSED, adjacent_files, pawn_attacks, relative_rank};
 use crate::score::S;
 use shakmaty::Color;
@@ -34,11 +35,14 @@ pub struct PawnEntry {
     /// `network` holds the pawn-king network's score (`pknet.rs`).
     pub kings: u16,
     pub network: S,
+    /// The network's hidden sums over these pawns (valid once `kings` is not
+    /// [`NO_KINGS`]), so that a king move costs two rows of weights a view.
+    pub network_pawns: PawnSums,
 }
 
 /// `PawnEntry::kings` of an entry whose network score is not computed yet (no pair of
 /// squares gives it).
-const NO_KINGS: u16 = u16::MAX;
+pub(super) const NO_KINGS: u16 = u16::MAX;
 
 impl PawnEntry {
     /// The entry of no pawns at all, valid as it stands (no king shelter cached yet).

@@ -7,7 +7,8 @@
 //! The inputs feed [`HIDDEN`] rectified units, which feed a middlegame and an endgame
 //! score; the evaluation adds White's view minus Black's, so a mirrored position
 //! scores exactly the negative. The pawns and kings alone decide it, so the pawn
-//! table keeps it per pair of king squares. It adds to the middlegame and endgame
+//! table keeps the hidden sums of its pawns and its score for the last pair of king
+//! squares: a king move adds two rows of weights a view. It adds to the middlegame and endgame
 //! scores after the complexity term (which reads the hand-written endgame score
 //! alone), before the taper and the drawish scale, as its fit assumes.
 //!
@@ -79,42 +80,64 @@ pub fn param_indices() -> Option<&'static [usize]> {
         .as_deref()
 }
 
+/// The most pawn inputs one side's view has on.
+const MAX_PAWNS: usize = 16;
+
+/// The pawn inputs on in `us`'s view: indices into the input layer, and how many.
+#[inline]
+fn pawn_inputs(white_pawns: u64, black_pawns: u64, us: Color) -> ([u8; MAX_PAWNS], usize) {
+    // Black sees the board mirrored (rank r becomes 7 - r).
+    let (ours, theirs, flip) = match us {
+        Color::White => (white_pawns, black_pawns, 0),
+        Color::Black => (black_pawns, white_pawns, 56),
+    };
+    let mut out = [0u8; MAX_PAWNS];
+    let mut n = 0;
+    for (pawns, base) in [(ours, 0), (theirs, THEIR_PAWN)] {
+        let mut bb = pawns;
+        while bb != 0 && n < MAX_PAWNS {
+            let sq = bb.trailing_zeros() as usize ^ flip;
+            out[n] = (base + sq - 8) as u8;
+            n += 1;
+            bb &= bb - 1;
+        }
+    }
+    (out, n)
+}
+
+/// The two king inputs on in `us`'s view (ours, then theirs). `kings`: White's
+/// square, then Black's.
+#[inline]
+fn king_inputs(kings: [u8; 2], us: Color) -> [u8; 2] {
+    let (own, enemy, flip) = match us {
+        Color::White => (kings[0], kings[1], 0),
+        Color::Black => (kings[1], kings[0], 56),
+    };
+    [
+        (OUR_KING + (own as usize ^ flip)) as u8,
+        (THEIR_KING + (enemy as usize ^ flip)) as u8,
+    ]
+}
+
 /// The inputs on in `us`'s view: indices into the input layer, and how many.
 /// `kings`: White's square, then Black's.
-#[inline]
 pub fn active_inputs(
     white_pawns: u64,
     black_pawns: u64,
     kings: [u8; 2],
     us: Color,
 ) -> ([u8; MAX_ACTIVE], usize) {
-    // Black sees the board mirrored (rank r becomes 7 - r).
-    let (ours, theirs, flip) = match us {
-        Color::White => (white_pawns, black_pawns, 0),
-        Color::Black => (black_pawns, white_pawns, 56),
-    };
+    let (pawns, n) = pawn_inputs(white_pawns, black_pawns, us);
     let mut out = [0u8; MAX_ACTIVE];
-    let mut n = 0;
-    let mut push = |index: usize| {
-        out[n] = index as u8;
-        n += 1;
-    };
-    for (pawns, base) in [(ours, 0), (theirs, THEIR_PAWN)] {
-        let mut bb = pawns;
-        while bb != 0 {
-            let sq = bb.trailing_zeros() as usize ^ flip;
-            push(base + sq - 8);
-            bb &= bb - 1;
-        }
-    }
-    let (own, enemy) = match us {
-        Color::White => (kings[0], kings[1]),
-        Color::Black => (kings[1], kings[0]),
-    };
-    push(OUR_KING + (own as usize ^ flip));
-    push(THEIR_KING + (enemy as usize ^ flip));
-    (out, n)
+    out[..n].copy_from_slice(&pawns[..n]);
+    out[n..n + 2].copy_from_slice(&king_inputs(kings, us));
+    (out, n + 2)
 }
+
+/// Each view's hidden sums over the pawns alone, the biases included (White's view,
+/// then Black's): the part the kings leave unchanged. The pawn table keeps them, so a
+/// king move costs two rows of weights a view.
+pub type PawnSums = [[i16; HIDDEN]; 2];
 
 /// The network's integer weights, read from the parameters: 16 bits each, as their
 /// bounds allow (inputs and biases within ±1024, so 18 inputs and the bias sum within
@@ -165,15 +188,20 @@ impl PkNet {
         net
     }
 
-    /// One side's view: its (mg, eg) score in centipawns (rounded towards zero).
+    /// `acc` plus the input weights of `inputs`.
     #[inline]
-    fn view(&self, inputs: &[u8]) -> S {
-        let mut acc = self.bias;
+    fn add_inputs(&self, mut acc: [i16; HIDDEN], inputs: &[u8]) -> [i16; HIDDEN] {
         for &i in inputs {
             for (a, w) in acc.iter_mut().zip(&self.input[i as usize]) {
                 *a += w;
             }
         }
+        acc
+    }
+
+    /// A view's (mg, eg) score in centipawns (rounded towards zero) from its hidden sums.
+    #[inline]
+    fn output(&self, acc: [i16; HIDDEN]) -> S {
         let hidden = acc.map(|a| i32::from(a.max(0)));
         let sum = |out: &[i16; HIDDEN]| -> i32 {
             hidden.iter().zip(out).map(|(h, w)| h * i32::from(*w)).sum()
@@ -182,12 +210,27 @@ impl PkNet {
         S::new(cp(sum(&self.output[0])), cp(sum(&self.output[1])))
     }
 
+    /// The hidden sums of the pawns, for [`PkNet::views_with_kings`].
+    pub fn pawn_sums(&self, white_pawns: u64, black_pawns: u64) -> PawnSums {
+        [Color::White, Color::Black].map(|us| {
+            let (inputs, n) = pawn_inputs(white_pawns, black_pawns, us);
+            self.add_inputs(self.bias, &inputs[..n])
+        })
+    }
+
+    /// White's view and Black's, from the pawns' hidden sums and the king squares
+    /// (White's, then Black's).
+    #[inline]
+    pub fn views_with_kings(&self, pawn_sums: &PawnSums, kings: [u8; 2]) -> [S; 2] {
+        let view = |k: usize, us: Color| {
+            self.output(self.add_inputs(pawn_sums[k], &king_inputs(kings, us)))
+        };
+        [view(0, Color::White), view(1, Color::Black)]
+    }
+
     /// White's view and Black's. `kings`: White's square, then Black's.
     pub fn views(&self, white_pawns: u64, black_pawns: u64, kings: [u8; 2]) -> [S; 2] {
-        [Color::White, Color::Black].map(|us| {
-            let (inputs, n) = active_inputs(white_pawns, black_pawns, kings, us);
-            self.view(&inputs[..n])
-        })
+        self.views_with_kings(&self.pawn_sums(white_pawns, black_pawns), kings)
     }
 
     /// White's score: White's view minus Black's.
