@@ -312,11 +312,18 @@ fn forward(s: &Sample, w: &[f32]) -> (f32, [[f32; HIDDEN]; 2]) {
     (s.base + CP * (s.share[0] * mg + s.share[1] * eg), acc)
 }
 
+/// The expected score of evaluation `e` (centipawns): model.rs's `sigmoid` in the f32
+/// of the network's fit.
+#[inline]
+fn sigmoid_f32(k: f32, e: f32) -> f32 {
+    1.0 / (1.0 + (-k * e).exp())
+}
+
 /// Adds the gradient of sample `s`'s loss to `g`; returns its loss against the target.
 #[inline]
 fn backward(s: &Sample, w: &[f32], k: f32, g: &mut [f32]) -> f32 {
     let (e, acc) = forward(s, w);
-    let p = 1.0 / (1.0 + (-k * e).exp());
+    let p = sigmoid_f32(k, e);
     let d = 2.0 * (p - s.target) * p * (1.0 - p) * k * CP;
     for j in 0..HIDDEN {
         let dh = acc[0][j].max(0.0) - acc[1][j].max(0.0);
@@ -344,7 +351,7 @@ fn losses(samples: &[Sample], w: &[f32], k: f32) -> Losses {
     let (t, r) = samples
         .par_iter()
         .map(|s| {
-            let p = f64::from(1.0 / (1.0 + (-k * forward(s, w).0).exp()));
+            let p = f64::from(sigmoid_f32(k, forward(s, w).0));
             (
                 (f64::from(s.target) - p).powi(2),
                 (f64::from(s.result) - p).powi(2),
