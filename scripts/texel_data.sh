@@ -35,6 +35,8 @@
 #   FIT_FILE  the parameter file the fit fits: params/eval.json, or params/pknet.json
 #             for the pawn-king network (its fit goes to DIR/fit-pknet.json, and `sprt`
 #             plays that)                              [params/eval.json]
+#   RESTART   1: a network's fit starts from its seeded random network, not from the
+#             file's weights (tuner texel --restart; a refit on grown data)  [0]
 #   EPOCHS    epochs of the fit                        [500]
 #   LR        the fit's Adam learning rate (tuner texel --lr)  [0.5]
 #   PAIRS     the SPRT's cap on game pairs             [6000]
@@ -64,12 +66,14 @@ FIT_PARAMS=${FIT_PARAMS:-}
 EPOCHS=${EPOCHS:-500}
 FIT_FILE=${FIT_FILE:-params/eval.json}
 LR=${LR:-0.5}
+RESTART=${RESTART:-0}
 PAIRS=${PAIRS:-6000}
 SPRT_NODES=${SPRT_NODES:-8000}
 for knob in GAMES NODES SEED THREADS EPOCHS PAIRS SPRT_NODES; do
     [[ ${!knob} =~ ^[1-9][0-9]*$ ]] || fail "$knob must be a positive whole number, got '${!knob}'"
 done
 [[ $LAMBDA =~ ^(0|1|0?\.[0-9]+|1\.0*)$ ]] || fail "LAMBDA must be a number from 0 to 1, got '$LAMBDA'"
+[[ $RESTART =~ ^[01]$ ]] || fail "RESTART must be 0 or 1, got '$RESTART'"
 [[ $LR =~ ^([0-9]+\.?[0-9]*|\.[0-9]+)$ ]] || fail "LR must be a positive number, got '$LR'"
 [[ -f $ROOT/$FIT_FILE || -f $FIT_FILE ]] || fail "FIT_FILE=$FIT_FILE is not a parameter file"
 [[ -z $FIT_PARAMS || $FIT_PARAMS =~ ^[a-z0-9_*]+(,[a-z0-9_*]+)*$ ]] ||
@@ -114,9 +118,10 @@ generate() {
 
 fit() {
     [[ -s $data ]] || fail "no data in $data yet: run data first"
-    local only=()
-    [[ -n $FIT_PARAMS ]] && only=(--params "$FIT_PARAMS")
-    "$TUNER" texel "$data" "$FIT_FILE" -o "$fitted" --reg 0 "${only[@]}" --lr "$LR" \
+    local extra=()
+    [[ -n $FIT_PARAMS ]] && extra=(--params "$FIT_PARAMS")
+    [[ $RESTART == 1 ]] && extra+=(--restart)
+    "$TUNER" texel "$data" "$FIT_FILE" -o "$fitted" --reg 0 "${extra[@]}" --lr "$LR" \
         --lambda "$LAMBDA" --epochs "$EPOCHS" --threads "$THREADS" 2>&1 | tee "${fitted%.json}.log"
 }
 

@@ -116,6 +116,11 @@ pub struct Args {
     /// Report the fit but write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// For a network file: start from the seeded random network, as a file of zeros
+    /// does, instead of the file's weights (a refit on new data: continued from its
+    /// last fit, a network stops early near that fit's minimum).
+    #[arg(long)]
+    pub restart: bool,
 }
 
 /// Held-out positions: one group in this many.
@@ -171,6 +176,12 @@ fn tune(args: &Args) -> Result<()> {
             peak_memory()
         );
         return write(args, &mut file, &values);
+    }
+    if args.restart {
+        bail!(
+            "--restart starts a pawn-king network afresh; {} is an evaluation file, which is fitted from its values",
+            args.params_file.display()
+        );
     }
     let model = Model::new(&file, &params, &args.params, &args.params_file)?;
     if !model.held.is_empty() {
@@ -445,6 +456,7 @@ mod tests {
             no_quiet_filter: false,
             no_group_check: false,
             dry_run: true,
+            restart: false,
         }
     }
 
@@ -575,6 +587,38 @@ mod tests {
                 x.name
             );
         }
+        // --restart fits from the seeded random network, as a file of zeros does.
+        let zeros = dir.join("zeros.json");
+        let mut doc: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&params_path).unwrap()).unwrap();
+        for p in doc["params"].as_array_mut().unwrap() {
+            p["value"] = 0.into();
+        }
+        std::fs::write(&zeros, serde_json::to_vec(&doc).unwrap()).unwrap();
+        let fitted_to = |file: &Path, restart: bool, name: &str| {
+            let out = dir.join(name);
+            let a = Args {
+                restart,
+                output: Some(out.clone()),
+                ..args(vec![bin.clone()], file.to_path_buf())
+            };
+            tune(&Args {
+                dry_run: false,
+                epochs: 3,
+                lr: 4.0,
+                ..a
+            })
+            .unwrap();
+            ParamFile::load(&out)
+                .unwrap()
+                .entries
+                .iter()
+                .map(|e| e.value)
+                .collect::<Vec<_>>()
+        };
+        let restarted = fitted_to(&params_path, true, "restarted.json");
+        assert_eq!(restarted, fitted_to(&zeros, false, "from-zeros.json"));
+        assert_ne!(restarted, fitted_to(&params_path, false, "continued.json"));
         let chosen = Args {
             params: vec!["pknet_bias_0".into()],
             ..a
@@ -623,6 +667,17 @@ mod tests {
         assert!(err.contains("bad.txt") && err.contains("line 2"), "{err}");
         let err = fail(&dir.join("missing.txt"));
         assert!(err.contains("cannot read positions file"), "{err}");
+        // --restart is for a network; an evaluation file is fitted from its values.
+        let restart = Args {
+            restart: true,
+            dry_run: false,
+            ..args(vec![datagen_file(&dir)], params_path.clone())
+        };
+        let err = format!("{:#}", tune(&restart).unwrap_err());
+        assert!(
+            err.contains("--restart") && err.contains("eval.json"),
+            "{err}"
+        );
         assert_eq!(std::fs::read(&params_path).unwrap(), before);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -8,9 +8,9 @@
 //! stays the hand-written evaluation's; the drawish scale is too, though it depends on
 //! the sign of the score, which the network rarely flips). The weights are fitted as reals in the file's integer
 //! units by Adam on shuffled mini-batches, with an L2 pull towards zero per --reg,
-//! early-stopped on the held-out tenth. A network of zeros starts from seeded random
-//! input weights and zero outputs, so the fit starts at the hand-written evaluation's
-//! loss. The rounded weights are then checked through the engine's own evaluation:
+//! early-stopped on the held-out tenth. A network of zeros (or any, with --restart)
+//! starts from seeded random input weights and zero outputs, so the fit starts at the
+//! hand-written evaluation's loss. The rounded weights are then checked through the engine's own evaluation:
 //! its held-out loss is reported beside the fit's, before and after.
 
 use std::collections::HashMap;
@@ -141,7 +141,7 @@ pub fn fit(
         .iter()
         .map(|&i| (file.entries[i].min as f32, file.entries[i].max as f32))
         .collect();
-    let start = if start.iter().all(|&x| x == 0.0) {
+    let start = if args.restart || start.iter().all(|&x| x == 0.0) {
         random_start()
     } else {
         start
