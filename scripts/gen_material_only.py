@@ -19,8 +19,6 @@ sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 from param_json import dump  # noqa: E402
 
 
-
-
 with open(os.path.join(ROOT, "params/eval.json")) as f:
     doc = json.load(f)
 doc["$schema"] = "../schema.json"

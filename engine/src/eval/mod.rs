@@ -325,8 +325,7 @@ impl Evaluator {
                         e.network_pawns = self.pknet.pawn_sums(white_pawns, black_pawns);
                     }
                     e.kings = key;
-                    let [white, black] = self.pknet.views_with_kings(&e.network_pawns, kings);
-                    e.network = white - black;
+                    e.network = self.pknet.evaluate_with_kings(&e.network_pawns, kings);
                 }
             }
             // Zero while the network is off (a new entry's).

@@ -8,9 +8,9 @@
 //! score; the evaluation adds White's view minus Black's, so a mirrored position
 //! scores exactly the negative. The pawns and kings alone decide it, so the pawn
 //! table keeps the hidden sums of its pawns and its score for the last pair of king
-//! squares: a king move adds two rows of weights a view. It adds to the middlegame and endgame
-//! scores after the complexity term (which reads the hand-written endgame score
-//! alone), before the taper and the drawish scale, as its fit assumes.
+//! squares: a king move adds two rows of weights a view. It adds to the middlegame
+//! and endgame scores after the complexity term (which reads the hand-written endgame
+//! score alone), before the taper and the drawish scale, as its fit assumes.
 //!
 //! Every weight is a parameter of `params/pknet.json`, in integers: input weights and
 //! biases in 1/[`INPUT_SCALE`] of an activation, output weights in 1/[`OUTPUT_SCALE`]
@@ -233,10 +233,16 @@ impl PkNet {
         self.views_with_kings(&self.pawn_sums(white_pawns, black_pawns), kings)
     }
 
-    /// White's score: White's view minus Black's.
+    /// White's score, White's view minus Black's, from the pawns' hidden sums and the
+    /// king squares.
     #[inline]
-    pub fn evaluate(&self, white_pawns: u64, black_pawns: u64, kings: [u8; 2]) -> S {
-        let [white, black] = self.views(white_pawns, black_pawns, kings);
+    pub fn evaluate_with_kings(&self, pawn_sums: &PawnSums, kings: [u8; 2]) -> S {
+        let [white, black] = self.views_with_kings(pawn_sums, kings);
         white - black
+    }
+
+    /// White's score: White's view minus Black's.
+    pub fn evaluate(&self, white_pawns: u64, black_pawns: u64, kings: [u8; 2]) -> S {
+        self.evaluate_with_kings(&self.pawn_sums(white_pawns, black_pawns), kings)
     }
 }

@@ -597,16 +597,13 @@ mod tests {
         std::fs::write(&zeros, serde_json::to_vec(&doc).unwrap()).unwrap();
         let fitted_to = |file: &Path, restart: bool, name: &str| {
             let out = dir.join(name);
-            let a = Args {
+            tune(&Args {
                 restart,
                 output: Some(out.clone()),
-                ..args(vec![bin.clone()], file.to_path_buf())
-            };
-            tune(&Args {
                 dry_run: false,
                 epochs: 3,
                 lr: 4.0,
-                ..a
+                ..args(vec![bin.clone()], file.to_path_buf())
             })
             .unwrap();
             ParamFile::load(&out)

@@ -10,8 +10,9 @@
 //! units by Adam on shuffled mini-batches, with an L2 pull towards zero per --reg,
 //! early-stopped on the held-out tenth. A network of zeros (or any, with --restart)
 //! starts from seeded random input weights and zero outputs, so the fit starts at the
-//! hand-written evaluation's loss. The rounded weights are then checked through the engine's own evaluation:
-//! its held-out loss is reported beside the fit's, before and after.
+//! hand-written evaluation's loss. The rounded weights are then checked through the
+//! engine's own evaluation: its held-out loss is reported beside the fit's, before
+//! and after.
 
 use std::collections::HashMap;
 
