@@ -681,7 +681,7 @@ mod tests {
             let name = PARAM_SPECS[n.param].name;
             if name.starts_with("king_danger") && !name.ends_with("_div") {
                 let j = n.slot as usize;
-                w[j] = (w[j] + 6.0).clamp(model.bounds[j].0, model.bounds[j].1);
+                w[j] = (w[j] + 8.0).clamp(model.bounds[j].0, model.bounds[j].1);
             }
         }
         let moved = model.params_at(&w);
