@@ -113,8 +113,10 @@ started=$(date -u +%FT%TZ)
 rc=0
 if [[ -n $LIMIT ]]; then
     # TERM asks the match to stop after the pairs in flight; KILL, a minute and a half
-    # later, is the backstop (the results file keeps every finished pair).
-    timeout -s TERM -k 90 "$LIMIT" "$TUNER" "${args[@]}" 2>&1 | tee -a "$STATE/log" || rc=$?
+    # later, is the backstop (the results file keeps every finished pair). --foreground
+    # signals the tuner alone: otherwise timeout signals its process group as well,
+    # the engines in the games still in flight included.
+    timeout --foreground -s TERM -k 90 "$LIMIT" "$TUNER" "${args[@]}" 2>&1 | tee -a "$STATE/log" || rc=$?
 else
     "$TUNER" "${args[@]}" 2>&1 | tee -a "$STATE/log" || rc=$?
 fi

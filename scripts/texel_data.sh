@@ -101,19 +101,23 @@ generate() {
     fi
     declare_or_check "$declared" "data set" texel_data
     local args=(datagen -o "$data" --games "$GAMES" --nodes "$NODES" --seed "$SEED" --threads "$THREADS")
-    local started rc=0
+    local started rc=0 log_before
     started=$(date -u +%FT%TZ)
+    log_before=$(stat -c %s "$STATE/log" 2>/dev/null || echo 0)
     if [[ -n $LIMIT ]]; then
         # INT is Ctrl-C: the games in flight finish and are written; KILL, two minutes
-        # later, is the backstop (the file keeps every complete game).
-        timeout -s INT -k 120 "$LIMIT" "$bin" "${args[@]}" 2>&1 | tee -a "$STATE/log" || rc=$?
+        # later, is the backstop (the file keeps every complete game). --foreground
+        # signals the tuner alone: otherwise timeout signals its process group as well,
+        # and a second INT makes the tuner quit without finishing its games.
+        timeout --foreground -s INT -k 120 "$LIMIT" "$bin" "${args[@]}" 2>&1 | tee -a "$STATE/log" || rc=$?
     else
         "$bin" "${args[@]}" 2>&1 | tee -a "$STATE/log" || rc=$?
     fi
     local holds
-    holds=$(grep -o 'holds [0-9]* games, [0-9]* positions' "$STATE/log" | tail -n 1)
-    echo "$started to $(date -u +%FT%TZ): $THREADS threads on $(nproc) cores, exit $rc, ${holds:-nothing written}" >>"$STATE/legs.txt"
-    say "the data ${holds:-holds nothing yet}; $GAMES games asked (legs: $STATE/legs.txt)"
+    # What this leg's own lines say (an earlier leg's figure would be stale).
+    holds=$(tail -c +$((log_before + 1)) "$STATE/log" | grep -o 'holds [0-9]* games, [0-9]* positions' | tail -n 1 || true)
+    echo "$started to $(date -u +%FT%TZ): $THREADS threads on $(nproc) cores, exit $rc, ${holds:-no count reported, the next leg prints it first}" >>"$STATE/legs.txt"
+    say "the data ${holds:-gave no count}; $GAMES games asked (legs: $STATE/legs.txt)"
 }
 
 fit() {
