@@ -14,6 +14,9 @@
 # SECONDS, the run stops cleanly after about that many seconds (the pairs in flight
 # finish, up to a minute at 10+0.1), so a long match can be played in legs that each
 # fit a time limit; the same command continues it. Each leg is logged in DIR/legs.txt.
+# The leg that plays the last pair writes DIR/report.txt, the match's record as a whole
+# (declaration, legs, final report, how the games ended, the runner's log): the file
+# to keep under docs/data/ beside the pairs file.
 #
 # Knobs (environment):
 #   OCCAM        the engine under test, copied by the first run [target/release/occam]
@@ -72,6 +75,7 @@ if [[ ! -s $declared ]]; then
         [[ -x ${!bin} ]] || fail "$bin=${!bin} is not an executable"
     done
     mkdir -p "$STATE/bin"
+    echo "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" >"$STATE/commit.txt"
     cp "$OCCAM" "$STATE/bin/occam"
     cp "$ETHEREAL" "$STATE/bin/ethereal"
     # Debian's Ethereal links libfathom: the copy travels with it.
@@ -109,9 +113,18 @@ args=(match
     --tc "$TC" --hash "$HASH" --pairs "$PAIRS" --seed "$SEED" --concurrency "$CONCURRENCY"
     --results "$STATE/pairs.jsonl" --report-every 25 "${resume[@]}")
 
+recorded() {
+    local n
+    n=$(grep -c '"pair":' "$STATE/pairs.jsonl" 2>/dev/null || true)
+    echo "${n:-0}"
+}
 started=$(date -u +%FT%TZ)
 rc=0
-if [[ -n $LIMIT ]]; then
+leg=true
+if (($(recorded) >= PAIRS)); then
+    leg=false
+    say "all $PAIRS pairs were played before: no leg, the report is written again"
+elif [[ -n $LIMIT ]]; then
     # TERM asks the match to stop after the pairs in flight; KILL, a minute and a half
     # later, is the backstop (the results file keeps every finished pair). --foreground
     # signals the tuner alone: otherwise timeout signals its process group as well,
@@ -120,10 +133,36 @@ if [[ -n $LIMIT ]]; then
 else
     "$TUNER" "${args[@]}" 2>&1 | tee -a "$STATE/log" || rc=$?
 fi
-played=$(grep -c '"pair":' "$STATE/pairs.jsonl" 2>/dev/null || true)
-played=${played:-0}
-echo "$started to $(date -u +%FT%TZ): concurrency $CONCURRENCY on $cores cores, exit $rc, $played of $PAIRS pairs recorded" >>"$STATE/legs.txt"
+played=$(recorded)
+if $leg; then
+    echo "$started to $(date -u +%FT%TZ): concurrency $CONCURRENCY on $cores cores, exit $rc, $played of $PAIRS pairs recorded" >>"$STATE/legs.txt"
+fi
 say "$played of $PAIRS pairs recorded (legs: $STATE/legs.txt)"
 if ((played < PAIRS)); then
     say "to continue: STATE=$STATE $0 ${LIMIT}"
+    exit 0
 fi
+
+# The whole match in one file: what was declared, how it was played, what it gave.
+write_report() {
+    local games=$((2 * played)) day commit
+    day=$(tail -n 1 "$STATE/legs.txt" | awk '{ print substr($3, 1, 10) }')
+    commit=$(cat "$STATE/commit.txt" 2>/dev/null || echo '?')
+    echo "# Occam against $ETHEREAL_BUILD, $TC, $played pairs ($games games), played in legs by scripts/ethereal_match.sh, $day."
+    echo "# Engine: $commit (bench $bench). The declaration, written before the first game:"
+    cat "$declared"
+    echo "# The legs (start to end, UTC):"
+    cat "$STATE/legs.txt"
+    echo "# The final report (tuner match, Occam's point of view):"
+    awk '/^Results of / { block = "" } /^Results of /, /^Speed: / { block = block $0 "\n" }
+         END { printf "%s", block }' "$STATE/log"
+    echo "# How the $games games ended (tuner match's reasons, from the pairs file):"
+    grep -o '"reasons":\[[^]]*\]' "$STATE/pairs.jsonl" | sed 's/^"reasons":\[//; s/\]$//' |
+        tr ',' '\n' | tr -d '"' | sort | uniq -c | sort -rn | sed 's/^ *//'
+    echo "# The runner's log of every leg:"
+    cat "$STATE/log"
+}
+# Paths inside the checkout are written relative to it: the report travels.
+write_report | sed "s|$ROOT/||g" >"$STATE/report.txt.tmp"
+mv "$STATE/report.txt.tmp" "$STATE/report.txt"
+say "the match is complete: $STATE/report.txt (keep it in docs/data/ with $STATE/pairs.jsonl)"
