@@ -6,8 +6,10 @@
 #   TC=5+0.05 STATE=DIR scripts/group_tunes.sh 'tm_*'
 #
 # A GROUP is a `tuner spsa --params` pattern (`prefix_*`, or names separated by
-# commas). The first run copies the tuner (whose compiled engine plays every game) to
-# DIR/bin and the parameter files to DIR/start, and declares the conditions in
+# commas), optionally after a label that names its folder (`LABEL=PATTERN`, e.g.
+# `king_danger=king_danger_weight_*,king_danger_base`; without one the pattern does).
+# The first run copies the tuner (whose compiled engine plays every game) to DIR/bin
+# and the parameter files to DIR/start, and declares the conditions in
 # DIR/declared.txt: every group starts from those files, whatever the checkout holds
 # later. Each group tunes its own copy (DIR/GROUP/params/*.json, only the group's
 # values move), the tuner's write-back gate left out (`--force-write`: the SPRT judges),
@@ -52,8 +54,8 @@ whole_numbers PAIRS NODES SPRT_PAIRS SEED THREADS
 numbers ELO0 ELO1 R_END
 clock_or_empty TC
 for group in "$@"; do
-    [[ $group =~ ^[a-z0-9_*,]+$ ]] ||
-        fail "a group is a --params pattern of parameter names, '*' and ',', got '$group'"
+    [[ $group =~ ^([a-z0-9_]+=)?[a-z0-9_*,]+$ ]] ||
+        fail "a group is [LABEL=]PATTERN, PATTERN a --params pattern of parameter names, '*' and ',', got '$group'"
 done
 
 bin=$STATE/bin/tuner
@@ -78,9 +80,14 @@ declare_or_check "$STATE/declared.txt" "queue" group_tunes
 start=$STATE/start
 
 for group in "$@"; do
-    name=${group//\*/}
-    name=${name//,/+}
-    name=${name%_}
+    if [[ $group == *=* ]]; then
+        name=${group%%=*}
+        group=${group#*=}
+    else
+        name=${group//\*/}
+        name=${name//,/+}
+        name=${name%_}
+    fi
     dir=$STATE/$name
     if grep -q "^$name " "$STATE/summary.txt" 2>/dev/null; then
         say "$name: finished before ($STATE/summary.txt)"
