@@ -37,6 +37,9 @@
 #             plays that)                              [params/eval.json]
 #   RESTART   1: a network's fit starts from its seeded random network, not from the
 #             file's weights (tuner texel --restart; a refit on grown data)  [0]
+#   MORE_DATA further position files the fit reads with DIR's own, separated by ':'
+#             (e.g. an older set's runs/texel-a/selfplay.bin: data of several engines
+#             at once)                                 [unset]
 #   EPOCHS    epochs of the fit                        [500]
 #   LR        the fit's Adam learning rate (tuner texel --lr)  [0.5]
 #   PAIRS     the SPRT's cap on game pairs             [6000]
@@ -67,6 +70,7 @@ EPOCHS=${EPOCHS:-500}
 FIT_FILE=${FIT_FILE:-params/eval.json}
 LR=${LR:-0.5}
 RESTART=${RESTART:-0}
+MORE_DATA=${MORE_DATA:-}
 PAIRS=${PAIRS:-6000}
 SPRT_NODES=${SPRT_NODES:-8000}
 for knob in GAMES NODES SEED THREADS EPOCHS PAIRS SPRT_NODES; do
@@ -76,6 +80,13 @@ done
 [[ $RESTART =~ ^[01]$ ]] || fail "RESTART must be 0 or 1, got '$RESTART'"
 [[ $LR =~ ^([0-9]+\.?[0-9]*|\.[0-9]+)$ ]] || fail "LR must be a positive number, got '$LR'"
 [[ -f $ROOT/$FIT_FILE || -f $FIT_FILE ]] || fail "FIT_FILE=$FIT_FILE is not a parameter file"
+more_data=()
+if [[ -n $MORE_DATA ]]; then
+    IFS=: read -r -a more_data <<<"$MORE_DATA"
+    for f in "${more_data[@]}"; do
+        [[ -s $f ]] || fail "MORE_DATA names '$f', not a file with positions"
+    done
+fi
 [[ -z $FIT_PARAMS || $FIT_PARAMS =~ ^[a-z0-9_*]+(,[a-z0-9_*]+)*$ ]] ||
     fail "FIT_PARAMS must be parameter names or prefix_* patterns separated by commas, got '$FIT_PARAMS'"
 
@@ -125,7 +136,7 @@ fit() {
     local extra=()
     [[ -n $FIT_PARAMS ]] && extra=(--params "$FIT_PARAMS")
     [[ $RESTART == 1 ]] && extra+=(--restart)
-    "$TUNER" texel "$data" "$FIT_FILE" -o "$fitted" --reg 0 "${extra[@]}" --lr "$LR" \
+    "$TUNER" texel "$data" "${more_data[@]}" "$FIT_FILE" -o "$fitted" --reg 0 "${extra[@]}" --lr "$LR" \
         --lambda "$LAMBDA" --epochs "$EPOCHS" --threads "$THREADS" 2>&1 | tee "${fitted%.json}.log"
 }
 
