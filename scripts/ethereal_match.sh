@@ -75,7 +75,7 @@ if [[ ! -s $declared ]]; then
         [[ -x ${!bin} ]] || fail "$bin=${!bin} is not an executable"
     done
     mkdir -p "$STATE/bin"
-    echo "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" >"$STATE/commit.txt"
+    write_origin "$STATE/origin.txt"
     cp "$OCCAM" "$STATE/bin/occam"
     cp "$ETHEREAL" "$STATE/bin/ethereal"
     # Debian's Ethereal links libfathom: the copy travels with it.
@@ -147,9 +147,9 @@ fi
 write_report() {
     local games=$((2 * played)) day commit
     day=$(tail -n 1 "$STATE/legs.txt" | awk '{ print substr($3, 1, 10) }')
-    commit=$(cat "$STATE/commit.txt" 2>/dev/null || echo '?')
+    commit=$(sed -n 's/^built from \([^,]*\),.*/\1/p' "$STATE/origin.txt" 2>/dev/null)
     echo "# Occam against $ETHEREAL_BUILD, $TC, $played pairs ($games games), played in legs by scripts/ethereal_match.sh, $day."
-    echo "# Engine: $commit (bench $bench). The declaration, written before the first game:"
+    echo "# Engine: ${commit:-?} (bench $bench). The declaration, written before the first game:"
     cat "$declared"
     echo "# The legs (start to end, UTC):"
     cat "$STATE/legs.txt"
@@ -157,8 +157,9 @@ write_report() {
     awk '/^Results of / { block = "" } /^Results of /, /^Speed: / { block = block $0 "\n" }
          END { printf "%s", block }' "$STATE/log"
     echo "# How the $games games ended (tuner match's reasons, from the pairs file):"
-    grep -o '"reasons":\[[^]]*\]' "$STATE/pairs.jsonl" | sed 's/^"reasons":\[//; s/\]$//' |
-        tr ',' '\n' | tr -d '"' | sort | uniq -c | sort -rn | sed 's/^ *//'
+    # Split at `","` only: a reason may hold a comma of its own.
+    grep -o '"reasons":\["[^]]*"\]' "$STATE/pairs.jsonl" | sed 's/^"reasons":\["//; s/"\]$//; s/","/\n/g' |
+        sort | uniq -c | sort -rn | sed 's/^ *//'
     echo "# The runner's log of every leg:"
     cat "$STATE/log"
 }

@@ -74,7 +74,7 @@ if [[ ! -s $STATE/declared.txt ]]; then
     [[ -x $TUNER ]] || fail "TUNER=$TUNER is not an executable"
     cp "$TUNER" "$bin"
     cp params/eval.json params/search.json params/schema.json "$STATE/start/"
-    echo "built from $(git rev-parse --short HEAD 2>/dev/null || echo '?'), bench $(tr -dc '0-9' <bench.txt)" >"$STATE/origin.txt"
+    write_origin "$STATE/origin.txt"
 fi
 declare_or_check "$STATE/declared.txt" "queue" group_tunes
 start=$STATE/start

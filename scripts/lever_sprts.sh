@@ -67,7 +67,7 @@ mkdir -p "$STATE/bin"
 if [[ ! -s $STATE/declared.txt ]]; then
     [[ -x $TUNER ]] || fail "TUNER=$TUNER is not an executable"
     cp "$TUNER" "$bin"
-    echo "built from $(git rev-parse --short HEAD 2>/dev/null || echo '?'), bench $(tr -dc '0-9' <bench.txt)" >"$STATE/origin.txt"
+    write_origin "$STATE/origin.txt"
 fi
 declare_or_check "$STATE/declared.txt" "queue" lever_sprts
 

@@ -108,7 +108,7 @@ generate() {
         mkdir -p "$STATE/bin"
         cp "$TUNER" "$bin"
         # Where the copy came from: the engine that plays is the checkout's at this commit.
-        echo "built from $(git rev-parse --short HEAD 2>/dev/null || echo '?'), bench $(tr -dc '0-9' <bench.txt)" >"$STATE/origin.txt"
+        write_origin "$STATE/origin.txt"
     fi
     declare_or_check "$declared" "data set" texel_data
     local args=(datagen -o "$data" --games "$GAMES" --nodes "$NODES" --seed "$SEED" --threads "$THREADS")

@@ -1,5 +1,6 @@
 # The declaration of a result that grows over many legs and machines, shared by
-# scripts/ethereal_match.sh and scripts/texel_data.sh. Source this file, then:
+# scripts/ethereal_match.sh, scripts/texel_data.sh, scripts/lever_sprts.sh and
+# scripts/group_tunes.sh. Source this file, then:
 #
 #   declare_or_check FILE WHAT PREFIX
 #
@@ -8,6 +9,11 @@
 # shows it; otherwise it compares, and on any difference prints both sides and exits 2,
 # so a leg can never continue a result under other conditions. WHAT names the result in
 # that message ("match", "data set"); PREFIX is the script's name for its messages.
+#
+#   write_origin FILE
+#
+# writes where the result was declared from: the checkout's commit and bench signature
+# (run from the repository root), beside the declaration, which names binaries only.
 declare_or_check() {
     local file=$1 what=$2 prefix=$3
     if [[ ! -s $file ]]; then
@@ -25,4 +31,8 @@ declare_or_check() {
         echo "use another STATE for another $what"
     } >&2
     exit 2
+}
+
+write_origin() {
+    echo "built from $(git rev-parse --short HEAD 2>/dev/null || echo '?'), bench $(tr -dc '0-9' <bench.txt)" >"$1"
 }
