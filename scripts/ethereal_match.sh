@@ -147,7 +147,7 @@ fi
 write_report() {
     local games=$((2 * played)) day commit
     day=$(tail -n 1 "$STATE/legs.txt" | awk '{ print substr($3, 1, 10) }')
-    commit=$(sed -n 's/^built from \([^,]*\),.*/\1/p' "$STATE/origin.txt" 2>/dev/null)
+    commit=$(origin_commit "$STATE/origin.txt")
     echo "# Occam against $ETHEREAL_BUILD, $TC, $played pairs ($games games), played in legs by scripts/ethereal_match.sh, $day."
     echo "# Engine: ${commit:-?} (bench $bench). The declaration, written before the first game:"
     cat "$declared"

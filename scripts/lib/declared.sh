@@ -11,9 +11,11 @@
 # that message ("match", "data set"); PREFIX is the script's name for its messages.
 #
 #   write_origin FILE
+#   origin_commit FILE
 #
-# writes where the result was declared from: the checkout's commit and bench signature
-# (run from the repository root), beside the declaration, which names binaries only.
+# write_origin writes where the result was declared from: the checkout's commit and
+# bench signature (run from the repository root), beside the declaration, which names
+# binaries only; origin_commit prints that commit back (nothing when FILE is missing).
 declare_or_check() {
     local file=$1 what=$2 prefix=$3
     if [[ ! -s $file ]]; then
@@ -35,4 +37,8 @@ declare_or_check() {
 
 write_origin() {
     echo "built from $(git rev-parse --short HEAD 2>/dev/null || echo '?'), bench $(tr -dc '0-9' <bench.txt)" >"$1"
+}
+
+origin_commit() {
+    sed -n 's/^built from \([^,]*\),.*/\1/p' "$1" 2>/dev/null || true
 }
