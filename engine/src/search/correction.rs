@@ -1,8 +1,9 @@
 //! Correction history (`corr_*`): what searches have found the static evaluation
 //! to be wrong by, remembered per side to move under a key of the position's pawn
 //! structure, under a key of each side's other pieces and under a key of both
-//! sides' minor pieces (knights, bishops) and kings, and added to the static
-//! eval that the pruning reads. A hand-crafted evaluation misjudges whole families
+//! sides' minor pieces (knights, bishops) and kings, under a key of the two moves
+//! that led here (piece and destination of each), and added to the static eval
+//! that the pruning reads. A hand-crafted evaluation misjudges whole families
 //! of positions the same way (a pawn structure it does not understand, a piece
 //! configuration it over-rates); the search corrects that family once, and every
 //! later node of it starts from a better guess.
@@ -12,12 +13,14 @@
 //! to each of the node's entries, with gravity towards ±`corr_max` centipawns (as
 //! the history tables): the update chases the error left after the correction, so
 //! the tables together, not each one, converge to the evaluation's bias. The
-//! correction is their sum weighted by `corr_pawn_weight`, `corr_pieces_weight`
-//! and `corr_minor_weight` (percent; 0 turns a table off). The evaluator, the
+//! correction is their sum weighted by `corr_pawn_weight`, `corr_pieces_weight`,
+//! `corr_minor_weight` and `corr_cont_weight` (percent; 0 turns a table off). The evaluator, the
 //! transposition table and the eval cache only ever see the raw evaluation; the
 //! correction is applied on top at every node, with the tables as they are then
-//! (Stockfish's scheme, its minor-piece key included; Ethereal and Alexandria use
-//! pawn-keyed tables alike).
+//! (Stockfish's scheme, its minor-piece and continuation keys included; Ethereal
+//! and Alexandria use pawn-keyed tables alike). The continuation key learns what
+//! a static eval misses right after a given exchange of moves: a threat the last
+//! move made, a recapture due.
 
 use shakmaty::{Board, Color, Position as _};
 
@@ -38,6 +41,9 @@ pub struct CorrectionKeys {
     pieces: [usize; 2],
     /// Knights and bishops of both sides, with both kings.
     minor: usize,
+    /// corr_cont_: the previous two moves (`None`: a null move among them, the
+    /// root's first plies, or the table off).
+    cont: Option<usize>,
 }
 
 /// One table: `[side to move][key]`. Fixed-size rows: indexed with `side & 1` and
@@ -52,10 +58,12 @@ pub struct CorrectionHistory {
     pieces: [Table; 2],
     /// corr_minor_: `[side to move][minor-piece key]`.
     minor: Table,
+    /// corr_cont_: `[side to move][key of the previous two moves]`.
+    cont: Table,
 }
 
 impl CorrectionHistory {
-    /// All entries zero, allocated on the heap (512 KB, too large for a stack).
+    /// All entries zero, allocated on the heap (640 KB, too large for a stack).
     pub fn new_boxed() -> Box<Self> {
         // SAFETY: the tables are integers only, and all-zero integers are valid.
         unsafe { Box::<Self>::new_zeroed().assume_init() }
@@ -63,7 +71,7 @@ impl CorrectionHistory {
 
     /// All entries zero, in place (see `History::clear`).
     pub fn clear(&mut self) {
-        let tables = [&mut self.pawn, &mut self.minor]
+        let tables = [&mut self.pawn, &mut self.minor, &mut self.cont]
             .into_iter()
             .chain(&mut self.pieces);
         for table in tables {
@@ -116,15 +124,27 @@ fn minor_key(board: &Board) -> usize {
     slot(h)
 }
 
+/// corr_cont_: key of the previous two moves, each a piece-to slot of the
+/// continuation histories (its colour included).
+#[inline(always)]
+fn cont_key(last: usize, before: usize) -> usize {
+    slot(((last as u64) << 32 | before as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F))
+}
+
 impl CorrectionHistory {
     /// Whether any correction table is read or written with these parameters.
     #[inline(always)]
     pub fn enabled(p: &Params) -> bool {
-        p.corr_pawn_weight() != 0 || p.corr_pieces_weight() != 0 || p.corr_minor_weight() != 0
+        p.corr_pawn_weight() != 0
+            || p.corr_pieces_weight() != 0
+            || p.corr_minor_weight() != 0
+            || p.corr_cont_weight() != 0
     }
 
+    /// The keys of `pos`, reached by the piece-to slots `moves` (the last move
+    /// first; `None` for a null move or before the root).
     #[inline(always)]
-    pub fn keys(pos: &Position) -> CorrectionKeys {
+    pub fn keys(p: &Params, pos: &Position, moves: [Option<usize>; 2]) -> CorrectionKeys {
         let board = pos.board().board();
         let pawns = board.pawns();
         let white_pawns = (pawns & board.white()).0;
@@ -142,10 +162,16 @@ impl CorrectionHistory {
                 pieces_key(board, Color::Black),
             ],
             minor: minor_key(board),
+            cont: match moves {
+                [Some(last), Some(before)] if p.corr_cont_weight() != 0 => {
+                    Some(cont_key(last, before))
+                }
+                _ => None,
+            },
         }
     }
 
-    /// Hints the CPU to load the four entries of these keys.
+    /// Hints the CPU to load the entries of these keys.
     #[inline(always)]
     pub fn prefetch(&self, k: CorrectionKeys) {
         let side = k.side & 1;
@@ -153,6 +179,9 @@ impl CorrectionHistory {
         crate::prefetch::prefetch(&self.pieces[0][side][k.pieces[0] % SIZE]);
         crate::prefetch::prefetch(&self.pieces[1][side][k.pieces[1] % SIZE]);
         crate::prefetch::prefetch(&self.minor[side][k.minor % SIZE]);
+        if let Some(cont) = k.cont {
+            crate::prefetch::prefetch(&self.cont[side][cont % SIZE]);
+        }
     }
 
     /// The correction in centipawns for a position with these keys.
@@ -163,9 +192,11 @@ impl CorrectionHistory {
         let pieces =
             self.pieces[0][side][k.pieces[0] % SIZE] + self.pieces[1][side][k.pieces[1] % SIZE];
         let minor = self.minor[side][k.minor % SIZE];
+        let cont = k.cont.map_or(0, |c| self.cont[side][c % SIZE]);
         (pawn * p.corr_pawn_weight()
             + pieces * p.corr_pieces_weight()
-            + minor * p.corr_minor_weight())
+            + minor * p.corr_minor_weight()
+            + cont * p.corr_cont_weight())
             / (100 * GRAIN)
     }
 
@@ -187,6 +218,9 @@ impl CorrectionHistory {
         gravity(&mut self.pieces[0][side][k.pieces[0] % SIZE]);
         gravity(&mut self.pieces[1][side][k.pieces[1] % SIZE]);
         gravity(&mut self.minor[side][k.minor % SIZE]);
+        if let Some(cont) = k.cont {
+            gravity(&mut self.cont[side][cont % SIZE]);
+        }
     }
 }
 
@@ -195,7 +229,13 @@ mod tests {
     use super::*;
 
     fn params(pawn: i32, pieces: i32, minor: i32) -> Params {
+        with_cont(pawn, pieces, minor, 0)
+    }
+
+    fn with_cont(pawn: i32, pieces: i32, minor: i32, cont: i32) -> Params {
         let mut p = Params::default();
+        p.set_by_name("corr_cont_weight", &cont.to_string())
+            .unwrap();
         p.set_by_name("corr_pawn_weight", &pawn.to_string())
             .unwrap();
         p.set_by_name("corr_pieces_weight", &pieces.to_string())
@@ -212,7 +252,7 @@ mod tests {
     #[test]
     fn off_at_zero_weights_and_learns_a_steady_error_when_on() {
         let start = pos("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
-        let k = CorrectionHistory::keys(&start);
+        let k = CorrectionHistory::keys(&off_cont(), &start, [Some(1), Some(2)]);
         let mut ch = CorrectionHistory::new_boxed();
         let off = params(0, 0, 0);
         assert!(!CorrectionHistory::enabled(&off));
@@ -239,23 +279,61 @@ mod tests {
     #[test]
     fn clear_zeroes_every_table() {
         let p = params(100, 100, 100);
-        let k = CorrectionHistory::keys(&pos("4k3/pp6/8/8/8/8/PP6/4K1N1 b - - 0 1"));
+        let k = keys(&pos("4k3/pp6/8/8/8/8/PP6/4K1N1 b - - 0 1"));
         let mut ch = CorrectionHistory::new_boxed();
         ch.update(&p, k, 10, 300);
         assert_ne!(ch.correction(&p, k), 0);
         ch.clear();
         let fresh = CorrectionHistory::new_boxed();
-        assert!(ch.pawn == fresh.pawn && ch.pieces == fresh.pieces && ch.minor == fresh.minor);
+        assert!(
+            ch.pawn == fresh.pawn
+                && ch.pieces == fresh.pieces
+                && ch.minor == fresh.minor
+                && ch.cont == fresh.cont
+        );
+    }
+
+    fn off_cont() -> Params {
+        params(100, 100, 100)
+    }
+
+    fn keys(pos: &Position) -> CorrectionKeys {
+        CorrectionHistory::keys(&off_cont(), pos, [Some(1), Some(2)])
+    }
+
+    #[test]
+    fn the_previous_two_moves_key_their_own_table_only_when_it_is_on() {
+        let fen = pos("4k3/pp6/8/8/8/8/PP6/4K1N1 w - - 0 1");
+        let on = with_cont(0, 0, 0, 100);
+        assert!(CorrectionHistory::enabled(&on));
+        assert_eq!(keys(&fen).cont, None, "weight 0: no key");
+        let k = CorrectionHistory::keys(&on, &fen, [Some(5), Some(900)]);
+        let swapped = CorrectionHistory::keys(&on, &fen, [Some(900), Some(5)]);
+        let null = CorrectionHistory::keys(&on, &fen, [None, Some(900)]);
+        assert!(
+            k.cont.is_some() && k.cont != swapped.cont,
+            "the order counts"
+        );
+        assert_eq!(null.cont, None, "a null move leaves no key");
+
+        // Only the continuation table is read: another pair of moves starts at 0.
+        let mut ch = CorrectionHistory::new_boxed();
+        ch.update(&on, k, 10, 300);
+        assert!(ch.correction(&on, k) > 0);
+        assert_eq!(ch.correction(&on, swapped), 0);
+        assert_eq!(ch.correction(&on, null), 0);
+        ch.clear();
+        assert_eq!(ch.correction(&on, k), 0);
     }
 
     #[test]
     fn keys_separate_side_to_move_pawns_and_pieces() {
-        let a = CorrectionHistory::keys(&pos("4k3/pp6/8/8/8/8/PP6/4K1N1 w - - 0 1"));
-        let black = CorrectionHistory::keys(&pos("4k3/pp6/8/8/8/8/PP6/4K1N1 b - - 0 1"));
-        let pawn_moved = CorrectionHistory::keys(&pos("4k3/pp6/8/8/8/P7/1P6/4K1N1 w - - 0 1"));
-        let knight_moved = CorrectionHistory::keys(&pos("4k3/pp6/8/8/8/5N2/PP6/4K3 w - - 0 1"));
-        let knight_black = CorrectionHistory::keys(&pos("4k3/pp6/8/8/8/8/PP6/4K1n1 w - - 0 1"));
-        let rook_added = CorrectionHistory::keys(&pos("r3k3/pp6/8/8/8/8/PP6/4K1N1 w - - 0 1"));
+        let a = keys(&pos("4k3/pp6/8/8/8/8/PP6/4K1N1 w - - 0 1"));
+        let black = keys(&pos("4k3/pp6/8/8/8/8/PP6/4K1N1 b - - 0 1"));
+        let pawn_moved = keys(&pos("4k3/pp6/8/8/8/P7/1P6/4K1N1 w - - 0 1"));
+        let knight_moved = keys(&pos("4k3/pp6/8/8/8/5N2/PP6/4K3 w - - 0 1"));
+        let knight_black = keys(&pos("4k3/pp6/8/8/8/8/PP6/4K1n1 w - - 0 1"));
+        let rook_added = keys(&pos("r3k3/pp6/8/8/8/8/PP6/4K1N1 w - - 0 1"));
         assert_ne!(a.side, black.side);
         assert_eq!(
             (a.pawns, a.pieces, a.minor),

@@ -687,14 +687,21 @@ impl Worker {
         ControlFlow::Continue((tt, static_eval))
     }
 
-    /// corr_: the correction-table keys of a node whose static eval is corrected
-    /// (`correct`: not in check, not a singular search; and the tables on), with
-    /// their three entries prefetched. Taken before the TT probe, so that the loads
-    /// overlap the probe and the evaluation instead of waiting after them.
+    /// corr_: the correction-table keys of the node at `ply` whose static eval is
+    /// corrected (`correct`: not in check, not a singular search; and the tables
+    /// on), with their entries prefetched. Taken before the TT probe, so that the
+    /// loads overlap the probe and the evaluation instead of waiting after them.
     #[inline(always)]
-    fn correction_keys(&self, p: &Params, pos: &Position, correct: bool) -> Option<CorrectionKeys> {
+    fn correction_keys(
+        &self,
+        p: &Params,
+        pos: &Position,
+        ply: usize,
+        correct: bool,
+    ) -> Option<CorrectionKeys> {
         (correct && CorrectionHistory::enabled(p)).then(|| {
-            let keys = CorrectionHistory::keys(pos);
+            let cont = self.cont_keys(ply);
+            let keys = CorrectionHistory::keys(p, pos, [cont.counter, cont.follow_up]);
             self.correction.prefetch(keys);
             keys
         })

@@ -135,7 +135,7 @@ impl Worker {
         // 2. tt_ / static eval: never while a move is excluded (singular search),
         // where the node's eval is the one its outer search already computed.
         let excluded = self.stack[ply].excluded;
-        let corr_keys = self.correction_keys(p, pos, !in_check && excluded.is_none());
+        let corr_keys = self.correction_keys(p, pos, ply, !in_check && excluded.is_none());
         let (tt, raw_eval) = if excluded.is_none() {
             match self.probe_and_evaluate(ctx, pos, alpha, beta, depth, ply, in_check) {
                 ControlFlow::Break(score) => return score,

@@ -7,6 +7,7 @@
 
 use std::ops::ControlFlow;
 
+use super::history::piece_to;
 use super::movepick::MovePicker;
 use super::see::{captured_value, see_below};
 use super::tt::Bound;
@@ -52,7 +53,7 @@ impl Worker {
 
         // corr_: stand pat on the corrected eval, as the main search prunes on it
         // (q-search learns nothing into the tables).
-        let corr_keys = self.correction_keys(p, pos, !in_check);
+        let corr_keys = self.correction_keys(p, pos, ply, !in_check);
         let (tt, raw_eval) = match self.probe_and_evaluate(ctx, pos, alpha, beta, 0, ply, in_check)
         {
             ControlFlow::Break(score) => return score,
@@ -124,6 +125,8 @@ impl Worker {
                 }
                 self.stats.qs_quiet_checks += u64::from(quiet);
             }
+            // corr_cont_: the children's correction keys read the moves that led there.
+            self.stack[ply].cont_key = Some(piece_to(pos.turn(), &m));
             // Prefetch the child's TT bucket before making the move, so the load
             // overlaps the copy-make.
             let key = self.prefetch_child(sh, pos, &m);
