@@ -1,7 +1,8 @@
 //! Move-ordering memory (`hist_*`, `cont_hist_*`, `caphist_*`): butterfly history
 //! (side, from, to, and with `hist_threats` whether the enemy attacks the origin
 //! and the target), continuation histories (the move's piece and target square
-//! after the previous move's and after the move two plies back), capture history
+//! after the previous move's, after the move two plies back and, with
+//! `cont_hist_ply4`, after our move four plies back), capture history
 //! (piece, target, captured role), killer moves per ply and counter moves indexed
 //! by the opponent's last move. Every table is updated with gravity, so an entry
 //! saturates at ±`hist_max`.
@@ -43,23 +44,25 @@ fn role_to(role: Role, to: Square) -> usize {
 }
 
 /// Whether `keys` are rows `color`'s moves may be scored under: the move one ply
-/// back is the opponent's, the one two plies back ours (see [`role_to`]).
+/// back is the opponent's, the ones two and four plies back ours (see [`role_to`]).
 fn rows_fit(color: Color, keys: ContKeys) -> bool {
     let colour_of = |piece_to: usize| piece_to / ROLE_TO;
     keys.counter
         .is_none_or(|k| colour_of(k) == (!color) as usize)
-        && keys
-            .follow_up
-            .is_none_or(|k| colour_of(k) == color as usize)
+        && [keys.follow_up, keys.ply4]
+            .iter()
+            .all(|k| k.is_none_or(|k| colour_of(k) == color as usize))
 }
 
 /// The continuation-history rows of a node: the piece-to slots of the move played
-/// one ply back (counter-move history) and two plies back (follow-up history), or
-/// `None` after a null move or near the root.
+/// one ply back (counter-move history), two plies back (follow-up history) and four
+/// plies back (`cont_hist_ply4`), or `None` after a null move, near the root or, for
+/// the fourth ply, with that table off.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ContKeys {
     pub counter: Option<usize>,
     pub follow_up: Option<usize>,
+    pub ply4: Option<usize>,
 }
 
 /// The continuation-history scores of one quiet move.
@@ -78,6 +81,8 @@ pub struct History {
     counter_hist: Vec<i16>,
     /// cont_hist_: `[piece-to two plies back][role-to]`.
     follow_up_hist: Vec<i16>,
+    /// cont_hist_ply4: `[piece-to four plies back][role-to]`, for move ordering only.
+    ply4_hist: Vec<i16>,
     /// caphist_: `[piece-to][captured role, 0 = none (quiet promotion)]`.
     capture_hist: Vec<i16>,
     killers: [[Option<Move>; 2]; MAX_PLY + 2],
@@ -192,6 +197,7 @@ pub struct QuietScorer<'a> {
     butterfly: &'a [i16; BUTTERFLY_SIDE],
     counter: &'a [i16; ROLE_TO],
     follow_up: &'a [i16; ROLE_TO],
+    ply4: &'a [i16; ROLE_TO],
     threats: u64,
 }
 
@@ -211,6 +217,7 @@ impl QuietScorer<'_> {
         self.butterfly[butterfly_slot(self.threats, from, to)] as i32
             + self.counter[rt] as i32
             + self.follow_up[rt] as i32
+            + self.ply4[rt] as i32
     }
 }
 
@@ -220,6 +227,7 @@ impl Default for History {
             butterfly: vec![0; 2 * BUTTERFLY_SIDE],
             counter_hist: vec![0; PIECE_TO * ROLE_TO],
             follow_up_hist: vec![0; PIECE_TO * ROLE_TO],
+            ply4_hist: vec![0; PIECE_TO * ROLE_TO],
             capture_hist: vec![0; PIECE_TO * 8],
             killers: [[None; 2]; MAX_PLY + 2],
             counters: vec![None; 2 * 8 * 64],
@@ -235,6 +243,7 @@ impl History {
         self.butterfly.fill(0);
         self.counter_hist.fill(0);
         self.follow_up_hist.fill(0);
+        self.ply4_hist.fill(0);
         self.capture_hist.fill(0);
         self.clear_killers();
         self.counters.fill(None);
@@ -274,11 +283,16 @@ impl History {
         }
     }
 
-    /// Ordering score of a quiet move: butterfly plus both continuation histories.
+    /// Ordering score of a quiet move: butterfly plus the continuation histories
+    /// (the fourth ply's too, which only ordering reads).
     #[inline(always)]
     pub fn quiet_score(&self, color: Color, threats: u64, m: &Move, keys: ContKeys) -> i32 {
         let c = self.cont_scores(m, keys);
-        self.score(color, threats, m) + c.counter + c.follow_up
+        let rt = role_to(m.role(), m.to());
+        let ply4 = keys
+            .ply4
+            .map_or(0, |k| self.ply4_hist[k * ROLE_TO + rt] as i32);
+        self.score(color, threats, m) + c.counter + c.follow_up + ply4
     }
 
     /// The rows [`History::quiet_score`] reads for the quiets of one node, looked up
@@ -300,6 +314,7 @@ impl History {
                 .expect("a butterfly side has 4 x 64 x 64 entries"),
             counter: row(&self.counter_hist, keys.counter),
             follow_up: row(&self.follow_up_hist, keys.follow_up),
+            ply4: row(&self.ply4_hist, keys.ply4),
             threats,
         }
     }
@@ -344,6 +359,9 @@ impl History {
         }
         if let Some(k) = keys.follow_up {
             gravity16(&mut self.follow_up_hist[k * ROLE_TO + rt], delta, max);
+        }
+        if let Some(k) = keys.ply4 {
+            gravity16(&mut self.ply4_hist[k * ROLE_TO + rt], delta, max);
         }
     }
 
@@ -429,6 +447,7 @@ mod tests {
         let keys = ContKeys {
             counter: Some(piece_to(Color::Black, &moves[3])),
             follow_up: Some(piece_to(Color::White, &moves[7])),
+            ply4: Some(piece_to(Color::White, &moves[11])),
         };
         (Params::default(), pos, moves, keys)
     }
@@ -453,14 +472,16 @@ mod tests {
     fn rows_fit_only_the_colours_of_the_search_path() {
         let (_, _, moves, _) = kiwipete();
         for color in Color::ALL {
-            let keys = |counter: Color, follow_up: Color| ContKeys {
+            let keys = |counter: Color, follow_up: Color, ply4: Color| ContKeys {
                 counter: Some(piece_to(counter, &moves[3])),
                 follow_up: Some(piece_to(follow_up, &moves[7])),
+                ply4: Some(piece_to(ply4, &moves[11])),
             };
-            assert!(rows_fit(color, keys(!color, color)));
+            assert!(rows_fit(color, keys(!color, color, color)));
             assert!(rows_fit(color, ContKeys::default()));
-            assert!(!rows_fit(color, keys(color, color)));
-            assert!(!rows_fit(color, keys(!color, !color)));
+            assert!(!rows_fit(color, keys(color, color, color)));
+            assert!(!rows_fit(color, keys(!color, !color, color)));
+            assert!(!rows_fit(color, keys(!color, color, !color)));
         }
     }
 
@@ -491,10 +512,12 @@ mod tests {
         assert!(h.butterfly != fresh.butterfly && h.counter_hist != fresh.counter_hist);
         assert!(h.capture_hist != fresh.capture_hist && h.killers != fresh.killers);
         assert!(h.counters != fresh.counters && h.follow_up_hist != fresh.follow_up_hist);
+        assert!(h.ply4_hist != fresh.ply4_hist);
         h.clear();
         assert!(h.butterfly == fresh.butterfly && h.counter_hist == fresh.counter_hist);
         assert!(h.capture_hist == fresh.capture_hist && h.killers == fresh.killers);
         assert!(h.counters == fresh.counters && h.follow_up_hist == fresh.follow_up_hist);
+        assert!(h.ply4_hist == fresh.ply4_hist);
     }
 
     /// The per-node scorer gives exactly `quiet_score`, with and without
@@ -504,10 +527,11 @@ mod tests {
     fn quiet_scorer_equals_quiet_score() {
         let (p, pos, moves, _) = kiwipete();
         // Rows as the search makes them: the move one ply back the opponent's, the
-        // one two plies back ours.
+        // ones two and four plies back ours.
         let keys_of = |color: Color| ContKeys {
             counter: Some(piece_to(!color, &moves[3])),
             follow_up: Some(piece_to(color, &moves[7])),
+            ply4: Some(piece_to(color, &moves[11])),
         };
         let mut h = History::default();
         let t = threats(&pos);
@@ -541,6 +565,7 @@ mod tests {
                     counter: None,
                     ..keys
                 },
+                ContKeys { ply4: None, ..keys },
             ] {
                 for t in [0, t] {
                     let scorer = h.quiet_scorer(color, t, k);

@@ -605,10 +605,16 @@ impl Worker {
         result
     }
 
-    /// cont_hist_: the continuation-history rows of the node at `ply`.
+    /// cont_hist_: the continuation-history rows of the node at `ply` (the fourth
+    /// ply's only with `cont_hist_ply4` on).
     #[inline(always)]
-    fn cont_keys(&self, ply: usize) -> ContKeys {
+    fn cont_keys(&self, p: &Params, ply: usize) -> ContKeys {
         ContKeys {
+            ply4: if ply >= 4 && p.cont_hist_ply4() != 0 {
+                self.stack[ply - 4].cont_key
+            } else {
+                None
+            },
             counter: if ply >= 1 {
                 self.stack[ply - 1].cont_key
             } else {
@@ -700,7 +706,7 @@ impl Worker {
         correct: bool,
     ) -> Option<CorrectionKeys> {
         (correct && CorrectionHistory::enabled(p)).then(|| {
-            let cont = self.cont_keys(ply);
+            let cont = self.cont_keys(p, ply);
             let keys = CorrectionHistory::keys(p, pos, [cont.counter, cont.follow_up]);
             self.correction.prefetch(keys);
             keys

@@ -243,7 +243,7 @@ impl Worker {
         } else {
             None
         };
-        let cont = self.cont_keys(ply);
+        let cont = self.cont_keys(p, ply);
         // hist_threats: the enemy's attacks index the butterfly history of this
         // node's quiets (the picker finds them when the first quiet needs them).
         let mut picker = MovePicker::new(

@@ -699,6 +699,7 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("corr_pieces_weight", "0"),
         ("corr_minor_weight", "0"),
         ("corr_cont_weight", "0"),
+        ("cont_hist_ply4", "0"),
         ("qs_check_plies", "0"),
         ("asp_fail_high_plies", "0"),
         ("fp_history_max", "196608"),
@@ -726,7 +727,7 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
     }
     // Each switch on, with what counts its action (the correction has no count).
     type Count = Option<fn(&SearchStats) -> u64>;
-    let on: [(&str, &str, Count); 16] = [
+    let on: [(&str, &str, Count); 17] = [
         ("lmr_deeper_margin", "40", Some(|s| s.lmr_deeper)),
         ("lmr_shallower_margin", "8", Some(|s| s.lmr_shallower)),
         ("lmr_capture_pct", "70", Some(|s| s.lmr_capture_reductions)),
@@ -751,6 +752,7 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("corr_pieces_weight", "100", None),
         ("corr_minor_weight", "100", None),
         ("corr_cont_weight", "100", None),
+        ("cont_hist_ply4", "1", None),
     ];
     for (name, value, count) in on {
         let mut p = base.to_vec();
