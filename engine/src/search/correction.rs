@@ -14,13 +14,13 @@
 //! the history tables): the update chases the error left after the correction, so
 //! the tables together, not each one, converge to the evaluation's bias. The
 //! correction is their sum weighted by `corr_pawn_weight`, `corr_pieces_weight`,
-//! `corr_minor_weight` and `corr_cont_weight` (percent; 0 turns a table off). The evaluator, the
-//! transposition table and the eval cache only ever see the raw evaluation; the
-//! correction is applied on top at every node, with the tables as they are then
-//! (Stockfish's scheme, its minor-piece and continuation keys included; Ethereal
-//! and Alexandria use pawn-keyed tables alike). The continuation key learns what
-//! a static eval misses right after a given exchange of moves: a threat the last
-//! move made, a recapture due.
+//! `corr_minor_weight` and `corr_cont_weight` (percent; 0 turns a table off). The
+//! evaluator, the transposition table and the eval cache only ever see the raw
+//! evaluation; the correction is applied on top at every node, with the tables as
+//! they are then (Stockfish's scheme, its minor-piece and continuation keys
+//! included; Ethereal and Alexandria use pawn-keyed tables alike). The continuation
+//! key learns what a static eval misses right after a given exchange of moves: a
+//! threat the last move made, a recapture due.
 
 use shakmaty::{Board, Color, Position as _};
 
