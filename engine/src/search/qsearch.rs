@@ -7,7 +7,6 @@
 
 use std::ops::ControlFlow;
 
-use super::history::piece_to;
 use super::movepick::MovePicker;
 use super::see::{captured_value, see_below};
 use super::tt::Bound;
@@ -84,9 +83,6 @@ impl Worker {
         let tt_move = tt.and_then(|h| h.mv_if(pos, |m| in_check || is_noisy(m)));
         let quiet_checks = tries_quiet_checks(p, qs_ply);
         let mut picker = MovePicker::new_qsearch(tt_move, in_check, quiet_checks);
-        // Every move from this ply is a real one: the children's repetition test walks
-        // past it (a main-search null move left here before must not stop the walk).
-        self.stack[ply].null_move = false;
         while let Some(m) = picker.next(pos, &self.history, &sh.derived.ordering) {
             if !in_check {
                 // qs_check_: a quiet check is pruned as a capture of nothing, and
@@ -125,8 +121,9 @@ impl Worker {
                 }
                 self.stats.qs_quiet_checks += u64::from(quiet);
             }
-            // corr_cont_: the children's correction keys read the moves that led there.
-            self.stack[ply].cont_key = Some(piece_to(pos.turn(), &m));
+            // Every move from this ply is a real one: the children's repetition test
+            // walks past it, and their correction keys (corr_cont_) read it.
+            self.set_current_move(ply, Some(m), pos.turn());
             // Prefetch the child's TT bucket before making the move, so the load
             // overlaps the copy-make.
             let key = self.prefetch_child(sh, pos, &m);
