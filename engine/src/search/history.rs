@@ -269,6 +269,23 @@ impl History {
         self.butterfly[butterfly_index(color, threats, m)] as i32
     }
 
+    /// hist_eval_diff_: the butterfly entry of quiet `m` played by `color` where
+    /// the side not to move attacks `threats`, for a later [`History::learn_eval_diff`].
+    #[inline(always)]
+    pub fn butterfly_key(color: Color, threats: u64, m: &Move) -> usize {
+        butterfly_index(color, threats, m)
+    }
+
+    /// hist_eval_diff_: reward (or, negative, penalise) the quiet move behind the
+    /// butterfly entry `key` by what its reply's static eval says it gained.
+    #[inline]
+    pub fn learn_eval_diff(&mut self, p: &Params, key: usize, parent_eval: i32, child_eval: i32) {
+        let gain = p.hist_eval_diff_base() - parent_eval - child_eval;
+        let max = p.hist_eval_diff_max();
+        let delta = (p.hist_eval_diff_mult() * gain).clamp(-max, max);
+        gravity16(&mut self.butterfly[key], delta, p.hist_max());
+    }
+
     /// cont_hist_: counter-move and follow-up history of a quiet move.
     #[inline(always)]
     pub fn cont_scores(&self, m: &Move, keys: ContKeys) -> ContScores {
@@ -464,6 +481,37 @@ mod tests {
             "hist_max may reach {}",
             spec.max
         );
+    }
+
+    /// hist_eval_diff_: a quiet after which the reply's eval fell (for the side that
+    /// moved, it gained) is rewarded, one after which it rose is penalised, by the
+    /// multiplier per centipawn beyond the base and never beyond the cap; at 0 the
+    /// table does not move.
+    #[test]
+    fn eval_differences_reward_gains_and_penalise_losses_within_the_cap() {
+        let (mut p, pos, moves, _) = kiwipete();
+        let quiet = moves.iter().find(|m| !m.is_capture()).copied().unwrap();
+        let key = History::butterfly_key(Color::White, threats(&pos), &quiet);
+        let learned = |p: &Params, parent: i32, child: i32| {
+            let mut h = History::default();
+            h.learn_eval_diff(p, key, parent, child);
+            h.score(Color::White, threats(&pos), &quiet)
+        };
+        assert_eq!(learned(&p, 30, -80), 0, "off by default");
+        for (name, value) in [
+            ("hist_eval_diff_mult", "10"),
+            ("hist_eval_diff_base", "20"),
+            ("hist_eval_diff_max", "500"),
+        ] {
+            p.set_by_name(name, value).unwrap();
+        }
+        // The parent's 30 and the child's -40 sum to -10: 30 cp gained beyond the base.
+        let gained = learned(&p, 30, -40);
+        assert!(gained > 0 && gained <= 300, "{gained}");
+        assert!(learned(&p, 30, 0) < 0, "lost 10 cp");
+        assert_eq!(learned(&p, 20, 0), 0, "the base: no change");
+        let capped = learned(&p, 30, -400);
+        assert!(capped > 0 && capped <= 500, "{capped}");
     }
 
     /// The rows a side's quiets are scored under are told apart by colour: the

@@ -135,6 +135,9 @@ struct Frame {
     current_move: Option<Move>,
     /// cont_hist_: piece-to slot of `current_move` (`None` for a null move).
     cont_key: Option<usize>,
+    /// hist_eval_diff_: butterfly entry of `current_move` when the main search
+    /// played it as a quiet with the feature on, for the child to reward or penalise.
+    butterfly_key: Option<usize>,
     /// Move excluded by a singular-extension search at this ply.
     excluded: Option<Move>,
     /// A null move was played from this ply (repetitions are not looked for across it).
@@ -150,6 +153,7 @@ impl Default for Frame {
             improving_rate: 0,
             current_move: None,
             cont_key: None,
+            butterfly_key: None,
             excluded: None,
             null_move: false,
             double_extensions: 0,
@@ -565,12 +569,36 @@ impl Worker {
     }
 
     /// Records the move played from `ply` (`None`: null move) for the children's
-    /// counter moves and continuation histories.
+    /// counter moves and continuation histories; `butterfly_key`: see [`Frame`].
     #[inline(always)]
-    fn set_current_move(&mut self, ply: usize, m: Option<Move>, color: shakmaty::Color) {
+    fn set_current_move(
+        &mut self,
+        ply: usize,
+        m: Option<Move>,
+        color: shakmaty::Color,
+        butterfly_key: Option<usize>,
+    ) {
         self.stack[ply].current_move = m;
         self.stack[ply].cont_key = m.map(|m| piece_to(color, &m));
+        self.stack[ply].butterfly_key = butterfly_key;
         self.stack[ply].null_move = m.is_none();
+    }
+
+    /// hist_eval_diff_: a node out of check at `ply` with its static eval judges the
+    /// quiet move that led to it by how much that eval moved from its parent's.
+    #[inline(always)]
+    fn learn_from_eval_diff(&mut self, p: &Params, ply: usize, static_eval: i32) {
+        if ply == 0 {
+            return;
+        }
+        let parent = &self.stack[ply - 1];
+        if let Some(key) = parent.butterfly_key
+            && parent.static_eval != NO_SCORE
+        {
+            let parent_eval = parent.static_eval;
+            self.history
+                .learn_eval_diff(p, key, parent_eval, static_eval);
+        }
     }
 
     /// The hash of `pos` after `m`, with the child's TT bucket, eval-cache slot and

@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use shakmaty::{Color, Move, MoveList, Position as _};
 
 use super::correction::CorrectionKeys;
-use super::history::{ContKeys, ContScores};
+use super::history::{ContKeys, ContScores, History};
 use super::movepick::MovePicker;
 use super::see::see_below;
 use super::stats::CutKind;
@@ -164,6 +164,9 @@ impl Worker {
         self.history.clear_killers_at(ply + 1);
         let eval = refined_eval(static_eval, tt, in_check);
         self.stack[ply].static_eval = static_eval;
+        if !in_check && excluded.is_none() {
+            self.learn_from_eval_diff(p, ply, static_eval);
+        }
 
         // 4. improving_
         let (improving, improving_rate) = self.improving(p, ply, in_check, static_eval);
@@ -281,8 +284,10 @@ impl Worker {
             };
             moves_searched += 1;
             let nodes_before = self.nodes;
+            let butterfly_key = (!c.noisy && p.hist_eval_diff_mult() != 0)
+                .then(|| History::butterfly_key(color, picker.threats(pos), &m));
             let score = self.make_child(pos, m, child_key, |this, child| {
-                this.set_current_move(ply, Some(m), color);
+                this.set_current_move(ply, Some(m), color, butterfly_key);
                 let gives_check = child.is_check();
                 // ext_check_: check extension, guarded by the ply so the tree cannot explode.
                 if extension == 0
@@ -452,7 +457,7 @@ impl Worker {
                 + depth / p.nmp_depth_div()
                 + ((eval - beta) / p.nmp_eval_div()).min(p.nmp_eval_max());
             let verify_depth = p.nmp_verify_depth();
-            self.set_current_move(ply, None, us);
+            self.set_current_move(ply, None, us, None);
             self.keys.push(pos.hash());
             let v = -self.negamax(
                 ctx,
@@ -518,7 +523,7 @@ impl Worker {
             }
             let key = self.prefetch_child(sh, pos, &m);
             let v = self.make_child(pos, m, key, |this, child| {
-                this.set_current_move(n.ply, Some(m), pos.turn());
+                this.set_current_move(n.ply, Some(m), pos.turn(), None);
                 let (a, b) = (-pc_beta, -pc_beta + 1);
                 let v = -this.qsearch(ctx, child, a, b, n.ply + 1, 0);
                 if v >= pc_beta && pc_depth > 0 {

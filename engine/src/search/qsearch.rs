@@ -123,7 +123,7 @@ impl Worker {
             }
             // Every move from this ply is a real one: the children's repetition test
             // walks past it, and their correction keys (corr_cont_) read it.
-            self.set_current_move(ply, Some(m), pos.turn());
+            self.set_current_move(ply, Some(m), pos.turn(), None);
             // Prefetch the child's TT bucket before making the move, so the load
             // overlaps the copy-make.
             let key = self.prefetch_child(sh, pos, &m);
