@@ -219,17 +219,19 @@ fn king_storm_blocked_and_unblocked() {
     let fen = "4k3/8/8/8/8/6KP/8/8 w - - 0 1";
     assert_eq!(shelter_count(fen, &f::KING_SHELTER_FILE_A, 0), (1, 0));
     // A nudge of one entry moves the middlegame score by exactly that much (phase
-    // 24): White castled without its h pawn, Black with f7 g7 h7.
+    // 24) while king danger takes no share of the shelter (king_danger.rs reads it
+    // otherwise): White castled without its h pawn, Black with f7 g7 h7.
     let fen = "r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PP1/R1BQ1RK1 w - - 0 1";
     assert_eq!(shelter_count(fen, &f::KING_SHELTER_FILE_A, 7), (1, 0));
     assert_eq!(shelter_count(fen, &f::KING_SHELTER_FILE_A, 1), (0, 1));
-    let base = eval_with(&Params::default(), fen);
-    let hole = eval_with(&nudged(f::KING_SHELTER_FILE_A[7], f::MG, 10), fen);
+    let linear = |mut p: Params| {
+        p.king_danger_shelter_pct = 0;
+        eval_with(&p, fen)
+    };
+    let base = linear(Params::default());
+    let hole = linear(nudged(f::KING_SHELTER_FILE_A[7], f::MG, 10));
     assert_eq!(hole - base, 10);
-    assert_eq!(
-        eval_with(&nudged(f::KING_SHELTER_FILE_A[7], f::EG, 10), fen),
-        base
-    );
+    assert_eq!(linear(nudged(f::KING_SHELTER_FILE_A[7], f::EG, 10)), base);
 }
 
 #[test]
@@ -295,6 +297,7 @@ fn only_danger(set: impl Fn(&mut Params)) -> Params {
         (&mut p.king_danger_weak_square, 0),
         (&mut p.king_danger_friendly_pawn, 0),
         (&mut p.king_danger_no_queen, 0),
+        (&mut p.king_danger_shelter_pct, 0),
         (&mut p.king_danger_check_knight, 0),
         (&mut p.king_danger_check_bishop, 0),
         (&mut p.king_danger_check_rook, 0),
