@@ -584,6 +584,34 @@ impl Worker {
         self.stack[ply].null_move = m.is_none();
     }
 
+    /// hist_tt_cut: a quiet TT move whose stored score settles a node by failing
+    /// high learns as a move that cut off in the move loop would.
+    #[cold]
+    fn learn_from_tt_cut(
+        &mut self,
+        p: &Params,
+        pos: &Position,
+        ply: usize,
+        depth: i32,
+        tt_move: Option<Move>,
+    ) {
+        let Some(m) = tt_move.filter(|m| !crate::movegen::is_noisy(m)) else {
+            return;
+        };
+        let prev = ply
+            .checked_sub(1)
+            .and_then(|up| self.stack[up].current_move);
+        let threats = if p.hist_threats() != 0 {
+            history::threats(pos)
+        } else {
+            0
+        };
+        let keys = self.cont_keys(p, ply);
+        let color = pos.turn();
+        self.history
+            .on_cutoff(p, color, threats, ply, depth, m, &[], &[], prev, keys);
+    }
+
     /// hist_eval_diff_: a node out of check at `ply` with its static eval judges the
     /// quiet move that led to it by how much that eval moved from its parent's.
     #[inline(always)]
@@ -711,6 +739,9 @@ impl Worker {
             // is unpacked for the count alone (the other nodes count it in `negamax`).
             if depth != 0 {
                 self.stats.tt_moves += h.mv(pos).is_some() as u64;
+            }
+            if depth > 0 && h.score >= beta && ctx.shared.params.hist_tt_cut() != 0 {
+                self.learn_from_tt_cut(&ctx.shared.params, pos, ply, depth, h.mv(pos));
             }
             return ControlFlow::Break(h.score);
         }
