@@ -712,12 +712,14 @@ mod tests {
     }
 
     /// The shelter, storm and outpost tables are fitted as linear weights (no
-    /// finite differences), and their linear form reproduces the evaluation.
+    /// finite differences) while king danger takes no share of the shelter, and
+    /// their linear form reproduces the evaluation.
     #[test]
     fn shelter_storm_and_outpost_weights_are_linear() {
         let file = ParamFile::load(&repo_params("eval.json")).unwrap();
         let mut params = Params::default();
         overlay(&mut params, std::slice::from_ref(&file), Field::Value).unwrap();
+        params.king_danger_shelter_pct = 0;
         let wanted = ["king_shelter_*", "king_storm_*", "outpost_*"].map(String::from);
         let model = Model::new(&file, &params, &wanted, &repo_params("eval.json")).unwrap();
         assert!(model.nonlinear.is_empty());
