@@ -584,6 +584,13 @@ impl Worker {
         self.stack[ply].null_move = m.is_none();
     }
 
+    /// The move that led to the node at `ply` (`None` at the root or after a null move).
+    #[inline(always)]
+    fn previous_move(&self, ply: usize) -> Option<Move> {
+        ply.checked_sub(1)
+            .and_then(|up| self.stack[up].current_move)
+    }
+
     /// hist_tt_cut: a quiet TT move whose stored score settles a node by failing
     /// high learns as a move that cut off in the move loop would.
     #[cold]
@@ -598,9 +605,7 @@ impl Worker {
         let Some(m) = tt_move.filter(|m| !crate::movegen::is_noisy(m)) else {
             return;
         };
-        let prev = ply
-            .checked_sub(1)
-            .and_then(|up| self.stack[up].current_move);
+        let prev = self.previous_move(ply);
         let threats = if p.hist_threats() != 0 {
             history::threats(pos)
         } else {
@@ -735,13 +740,14 @@ impl Worker {
             && h.depth >= depth
             && h.cuts(alpha, beta)
         {
-            // stats: the move of an entry that settles the node is not needed, and
-            // is unpacked for the count alone (the other nodes count it in `negamax`).
+            // The move of an entry that settles the node is unpacked for the count
+            // (the other nodes count it in `negamax`) and for hist_tt_cut only.
             if depth != 0 {
-                self.stats.tt_moves += h.mv(pos).is_some() as u64;
-            }
-            if depth > 0 && h.score >= beta && ctx.shared.params.hist_tt_cut() != 0 {
-                self.learn_from_tt_cut(&ctx.shared.params, pos, ply, depth, h.mv(pos));
+                let tt_move = h.mv(pos);
+                self.stats.tt_moves += tt_move.is_some() as u64;
+                if h.score >= beta && ctx.shared.params.hist_tt_cut() != 0 {
+                    self.learn_from_tt_cut(&ctx.shared.params, pos, ply, depth, tt_move);
+                }
             }
             return ControlFlow::Break(h.score);
         }

@@ -241,11 +241,7 @@ impl Worker {
 
         // 7. The move loop.
         let color = pos.turn();
-        let prev_move = if ply > 0 {
-            self.stack[ply - 1].current_move
-        } else {
-            None
-        };
+        let prev_move = self.previous_move(ply);
         let cont = self.cont_keys(p, ply);
         // hist_threats: the enemy's attacks index the butterfly history of this
         // node's quiets (the picker finds them when the first quiet needs them).
