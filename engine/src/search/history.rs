@@ -286,6 +286,25 @@ impl History {
         gravity16(&mut self.butterfly[key], delta, p.hist_max());
     }
 
+    /// hist_fail_low_pct: reward the quiet move `m` (`color` moved it; its butterfly
+    /// entry `butterfly_key`, when its parent kept it) after which no move reached
+    /// alpha, in that entry and in the continuation rows `keys` of the parent.
+    pub fn reward_fail_low(
+        &mut self,
+        p: &Params,
+        color: Color,
+        butterfly_key: Option<usize>,
+        m: &Move,
+        keys: ContKeys,
+        delta: i32,
+    ) {
+        let max = p.hist_max();
+        if let Some(key) = butterfly_key {
+            gravity16(&mut self.butterfly[key], delta, max);
+        }
+        self.update_cont(color, m, keys, delta, max);
+    }
+
     /// cont_hist_: counter-move and follow-up history of a quiet move.
     #[inline(always)]
     pub fn cont_scores(&self, m: &Move, keys: ContKeys) -> ContScores {
@@ -369,6 +388,12 @@ impl History {
             delta,
             max,
         );
+        self.update_cont(color, m, keys, delta, max);
+    }
+
+    /// The continuation-history entries of a quiet move (`color` moves it).
+    #[inline(always)]
+    fn update_cont(&mut self, color: Color, m: &Move, keys: ContKeys, delta: i32, max: i32) {
         debug_assert!(rows_fit(color, keys), "{color:?} {keys:?}");
         let rt = role_to(m.role(), m.to());
         if let Some(k) = keys.counter {

@@ -135,8 +135,9 @@ struct Frame {
     current_move: Option<Move>,
     /// cont_hist_: piece-to slot of `current_move` (`None` for a null move).
     cont_key: Option<usize>,
-    /// hist_eval_diff_: butterfly entry of `current_move` when the main search
-    /// played it as a quiet with the feature on, for the child to reward or penalise.
+    /// hist_eval_diff_ / hist_fail_low_pct: butterfly entry of `current_move` when
+    /// the main search played it as a quiet with either on, for the child to reward
+    /// or penalise.
     butterfly_key: Option<usize>,
     /// Move excluded by a singular-extension search at this ply.
     excluded: Option<Move>,
@@ -617,6 +618,22 @@ impl Worker {
             .on_cutoff(p, color, threats, ply, depth, m, &[], &[], prev, keys);
     }
 
+    /// hist_fail_low_pct: no move of the node at `ply` (not the root) reached alpha,
+    /// so the opponent's quiet move that led here refuted what the parent hoped
+    /// for: it learns as a cut-off at this node's depth would teach it.
+    #[cold]
+    fn learn_from_fail_low(&mut self, p: &Params, color: shakmaty::Color, ply: usize, depth: i32) {
+        let parent = &self.stack[ply - 1];
+        let Some(m) = parent.current_move.filter(|m| !crate::movegen::is_noisy(m)) else {
+            return;
+        };
+        let butterfly_key = parent.butterfly_key;
+        let keys = self.cont_keys(p, ply - 1);
+        let delta = history::bonus(p, depth) * p.hist_fail_low_pct() / 100;
+        self.history
+            .reward_fail_low(p, !color, butterfly_key, &m, keys, delta);
+    }
+
     /// hist_eval_diff_: a node out of check at `ply` with its static eval judges the
     /// quiet move that led to it by how much that eval moved from its parent's.
     #[inline(always)]
@@ -627,6 +644,7 @@ impl Worker {
         let parent = &self.stack[ply - 1];
         if let Some(key) = parent.butterfly_key
             && parent.static_eval != NO_SCORE
+            && p.hist_eval_diff_mult() != 0
         {
             let parent_eval = parent.static_eval;
             self.history

@@ -280,7 +280,8 @@ impl Worker {
             };
             moves_searched += 1;
             let nodes_before = self.nodes;
-            let butterfly_key = (!c.noisy && p.hist_eval_diff_mult() != 0)
+            let butterfly_key = (!c.noisy
+                && (p.hist_eval_diff_mult() != 0 || p.hist_fail_low_pct() != 0))
                 .then(|| History::butterfly_key(color, picker.threats(pos), &m));
             let score = self.make_child(pos, m, child_key, |this, child| {
                 this.set_current_move(ply, Some(m), color, butterfly_key);
@@ -399,6 +400,10 @@ impl Worker {
             } else {
                 0
             };
+        }
+        // hist_fail_low_pct: the move that led here refuted every move of this node.
+        if best_move.is_none() && excluded.is_none() && !root && p.hist_fail_low_pct() != 0 {
+            self.learn_from_fail_low(p, color, ply, depth);
         }
         // The best of the moves left to a later MultiPV line is no value of the root.
         if excluded.is_none() && (!root || self.root_excluded.is_empty()) {
@@ -803,6 +808,11 @@ impl Worker {
             // less likely to matter.
             if n.tt_move_noisy {
                 r += p.lmr_tt_capture();
+            }
+            // lmr_cut_node: where a fail high is expected, the first moves usually
+            // give it and a late quiet seldom matters.
+            if n.cut_node {
+                r += p.lmr_cut_node();
             }
             r -= (c.hist * 100 / p.lmr_history_div())
                 .clamp(-p.lmr_history_max(), p.lmr_history_max());
