@@ -29,6 +29,8 @@ pub struct OrderingValues {
     pub caphist_div: i32,
     /// caphist_: capture history units per centipawn the SEE of a good capture may lose.
     pub caphist_see_div: i32,
+    /// order_quiet_check: history units added to a quiet that gives check.
+    pub quiet_check: i32,
 }
 
 impl OrderingValues {
@@ -37,6 +39,7 @@ impl OrderingValues {
             see: SeeValues::new(p),
             caphist_div: p.caphist_div(),
             caphist_see_div: p.caphist_see_div(),
+            quiet_check: p.order_quiet_check(),
         }
     }
 }
@@ -320,8 +323,15 @@ impl MovePicker {
     }
 
     #[inline(never)]
-    fn score_quiets(&mut self, pos: &Position, history: &History) {
+    fn score_quiets(&mut self, pos: &Position, history: &History, ordering: &OrderingValues) {
         let threats = self.threats(pos);
+        // order_quiet_check: a checking quiet ordered up (the node's check squares
+        // are built only when the term is on; pruning reuses them).
+        let checks = (ordering.quiet_check != 0).then(|| {
+            *self
+                .check_squares
+                .get_or_insert_with(|| pos.check_squares())
+        });
         let scorer = history.quiet_scorer(pos.turn(), threats, self.cont);
         let [killer_1, killer_2, counter] =
             [self.killers[0], self.killers[1], self.counter].map(|r| r.map_or(NO_KEY, quiet_key));
@@ -343,7 +353,8 @@ impl MovePicker {
             } else if key == counter {
                 COUNTER
             } else {
-                scorer.score_parts(role, from, to)
+                let check = checks.is_some_and(|c| c.quiet_gives_check(&self.moves[i]));
+                scorer.score_parts(role, from, to) + check as i32 * ordering.quiet_check
             };
             self.scores[i] = MaybeUninit::new(score);
         }
@@ -465,7 +476,7 @@ impl MovePicker {
                         self.generate_quiets(pos);
                     }
                     if !self.skip_quiets {
-                        self.score_quiets(pos, history);
+                        self.score_quiets(pos, history, ordering);
                     }
                     self.cursor = self.noisy_end;
                     self.stage = Stage::Quiets;
