@@ -619,9 +619,8 @@ impl Worker {
     }
 
     /// hist_fail_low_pct: no move of the node at `ply` (not the root) reached alpha,
-    /// so the opponent's quiet move that led here refuted what the parent hoped
-    /// for: it learns as a cut-off at this node's depth would teach it.
-    #[cold]
+    /// so the opponent's quiet move that led here beat every reply: it learns as a
+    /// cut-off at this node's depth would teach it (killers and counter aside).
     fn learn_from_fail_low(&mut self, p: &Params, color: shakmaty::Color, ply: usize, depth: i32) {
         let parent = &self.stack[ply - 1];
         let Some(m) = parent.current_move.filter(|m| !crate::movegen::is_noisy(m)) else {
