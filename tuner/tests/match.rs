@@ -150,6 +150,47 @@ fn a_match_resumes_from_its_results_file() {
 }
 
 #[test]
+fn a_clock_match_reports_how_each_side_spent_its_clock() {
+    let dir = scratch("clock");
+    let (results, pgn) = (dir.join("m.jsonl"), dir.join("m.pgn"));
+    let files = [
+        "--results",
+        results.to_str().unwrap(),
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ];
+    let run = |pairs: &str, resume: bool| {
+        let mut argv =
+            words("match --a compiled --b name=B,compiled --tc 0.4+0.01 --max-plies 40 --pairs");
+        argv.push(pairs);
+        argv.extend_from_slice(&files);
+        if resume {
+            argv.push("--resume");
+        }
+        succeeded(&tuner(&argv))
+    };
+    let all = run("1", false);
+    assert!(all.contains("Clock use over 2 games: A "), "{all}");
+    // The resumed pair's clock use is counted with the new one's.
+    let all = run("2", true);
+    assert!(all.contains("Clock use over 4 games: A "), "{all}");
+    assert!(all.contains("% of its clock used; B "), "{all}");
+    let lines = std::fs::read_to_string(&results).unwrap();
+    assert_eq!(lines.matches("\"used_ms\"").count(), 8, "{lines}");
+    // Every move past the opening carries its score and time, cutechess's way.
+    let games = std::fs::read_to_string(&pgn).unwrap();
+    assert!(games.contains("{end of opening}"), "{games}");
+    let timed = games.matches("s}").count();
+    assert!(timed >= 4 * 20, "{timed} timed moves in\n{games}");
+    // A match at fixed nodes has no clock to report.
+    let all = succeeded(&tuner(&words(
+        "match --a compiled --b name=B,compiled --nodes 300 --pairs 1",
+    )));
+    assert!(!all.contains("Clock use"), "{all}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn verify_writes_a_stamped_header_only_after_h1() {
     let dir = scratch("verify");
     // Tuned values are the real ones; the "starting" values are wrecked.

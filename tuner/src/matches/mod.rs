@@ -10,6 +10,7 @@
 //! A command: may use every layer below. It uses the games (`play`), the parameter
 //! files (`param_files`) and the base (`stats`, `run_files`, `interrupt`).
 
+pub mod clock;
 pub mod runner;
 pub mod sprt;
 pub mod verify;

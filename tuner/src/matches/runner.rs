@@ -17,6 +17,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use occam::position::Game;
 use serde::{Deserialize, Serialize};
 
+use super::clock::{ClockTally, PairClock, pair_clock};
 use super::sprt::{Decision, Sprt};
 use crate::interrupt;
 use crate::play::game::{
@@ -67,6 +68,8 @@ pub struct MatchResult {
     /// Games decided by `--syzygy` tablebase adjudication, from A's view: (wins,
     /// draws, losses); `None` without tables. Part of `tally` too.
     pub tablebase: Option<[u64; 3]>,
+    /// How A and B spent their clocks (games on a clock only).
+    pub clock: ClockTally,
     /// Pairs played in this run (not counting resumed ones) and the time they took.
     pub played_pairs: u64,
     pub elapsed: Duration,
@@ -97,6 +100,9 @@ impl MatchResult {
                 w + d + l,
                 self.a
             ));
+        }
+        if let Some(line) = self.clock.report(&self.a, &self.b) {
+            out.push_str(&line);
         }
         for (name, [crash, illegal, time]) in &self.faults {
             out.push_str(&format!(
@@ -143,6 +149,9 @@ struct PairLine {
     /// Results of the game with A as White, then with A as Black (PGN notation).
     results: [String; 2],
     reasons: [String; 2],
+    /// On a clock, how each game's sides spent it (absent in files of other matches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    clock: Option<PairClock>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -167,6 +176,8 @@ struct ResultsFile {
     tally: Tally,
     /// Tablebase adjudications among the done pairs (see [`MatchResult::tablebase`]).
     tablebase: [u64; 3],
+    /// Clock use of the done pairs.
+    clock: ClockTally,
 }
 
 impl ResultsFile {
@@ -175,6 +186,7 @@ impl ResultsFile {
         let mut done = HashSet::new();
         let mut tally = Tally::default();
         let mut tablebase = [0; 3];
+        let mut clock = ClockTally::default();
         if !resume {
             if path.exists() {
                 bail!(
@@ -192,6 +204,7 @@ impl ResultsFile {
                 done,
                 tally,
                 tablebase,
+                clock,
             });
         }
         let text = std::fs::read_to_string(path)
@@ -224,6 +237,9 @@ impl ResultsFile {
                 tally.add_pair(pair_points(first, second));
                 count_tablebase(&mut tablebase, &pair.reasons[0], first, true);
                 count_tablebase(&mut tablebase, &pair.reasons[1], second, false);
+                if let Some(pair_clock) = &pair.clock {
+                    clock.add_pair(pair_clock);
+                }
             }
         }
         let file = OpenOptions::new()
@@ -239,6 +255,7 @@ impl ResultsFile {
             done,
             tally,
             tablebase,
+            clock,
         })
     }
 
@@ -250,6 +267,7 @@ impl ResultsFile {
                 games[1].outcome.pgn().to_string(),
             ],
             reasons: [games[0].reason.clone(), games[1].reason.clone()],
+            clock: pair_clock(games),
         };
         // One write per line, flushed: a crash loses at most the line being written.
         let text = format!("{}\n", serde_json::to_string(&line)?);
@@ -409,6 +427,7 @@ impl<'c, 'a> Collector<'c, 'a> {
                     .tablebases
                     .as_ref()
                     .map(|_| results.as_ref().map_or([0; 3], |r| r.tablebase)),
+                clock: results.as_ref().map(|r| r.clock).unwrap_or_default(),
                 played_pairs: 0,
                 elapsed: Duration::ZERO,
                 stopped: false,
@@ -479,6 +498,9 @@ impl<'c, 'a> Collector<'c, 'a> {
             for (k, g) in games.iter().enumerate() {
                 count_tablebase(counts, &g.reason, g.outcome, k == 0);
             }
+        }
+        if let Some(pair_clock) = pair_clock(games) {
+            self.result.clock.add_pair(&pair_clock);
         }
         for g in games {
             if let Some((color, fault)) = &g.fault {

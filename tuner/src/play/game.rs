@@ -222,6 +222,44 @@ pub struct GameRecord {
     pub reason: String,
     /// Set when a player faulted (crash, illegal move, time forfeit).
     pub fault: Option<(Color, PlayerFault)>,
+    /// The time each move after the opening took, in milliseconds, as the clock
+    /// charged it (one entry per entry of `scores`).
+    pub move_ms: Vec<u64>,
+    /// On a game clock, what White and Black had left when the game ended (negative
+    /// for a side that lost on time); `None` for other time controls.
+    pub clock_left_ms: Option<[i64; 2]>,
+}
+
+/// How one side of a finished game used its clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ClockUse {
+    /// Moves it played after the opening.
+    pub moves: u64,
+    /// Milliseconds those moves took.
+    pub used_ms: u64,
+    /// Milliseconds left on its clock at the end.
+    pub left_ms: i64,
+}
+
+impl GameRecord {
+    /// How `color` used its clock; `None` unless the game was played on a clock.
+    pub fn clock_use(&self, color: Color) -> Option<ClockUse> {
+        let left = self.clock_left_ms?;
+        // The side to move when the opening ended made the first timed move.
+        let opening_ended_even = self.opening_plies.is_multiple_of(2);
+        let first_timed = if opening_ended_even {
+            self.start.board().turn()
+        } else {
+            !self.start.board().turn()
+        };
+        let skip = usize::from(first_timed != color);
+        let mine = self.move_ms.iter().skip(skip).step_by(2);
+        Some(ClockUse {
+            moves: mine.clone().count() as u64,
+            used_ms: mine.sum(),
+            left_ms: left[usize::from(color == Color::Black)],
+        })
+    }
 }
 
 fn centipawns(score: Option<Score>) -> Option<i32> {
@@ -375,7 +413,35 @@ pub fn play_game(
         outcome: Outcome::Draw,
         reason: String::new(),
         fault: None,
+        move_ms: Vec::new(),
+        clock_left_ms: None,
     };
+    let mut clocks = Clocks::new(tc);
+    play_out(
+        &mut record,
+        game,
+        &mut clocks,
+        [white, black],
+        tc,
+        adjudication,
+    );
+    if let TimeControl::Clock { .. } = tc {
+        record.clock_left_ms = Some(clocks.left);
+    }
+    record
+}
+
+/// Plays `game` on from the opening into `record` until it ends, one move at a time
+/// from `players` (White, Black), charging each move to `clocks`.
+fn play_out(
+    record: &mut GameRecord,
+    mut game: Game,
+    clocks: &mut Clocks,
+    players: [&mut dyn Player; 2],
+    tc: TimeControl,
+    adjudication: &Adjudication,
+) {
+    let [white, black] = players;
     for color in [Color::White, Color::Black] {
         let player: &mut dyn Player = if color == Color::White {
             &mut *white
@@ -386,10 +452,9 @@ pub fn play_game(
             record.outcome = Outcome::win_for(!color);
             record.reason = format!("{color} {fault}");
             record.fault = Some((color, fault));
-            return record;
+            return;
         }
     }
-    let mut clocks = Clocks::new(tc);
     let mut adjudicator = Adjudicator::new(adjudication);
     loop {
         if let Some(end) = game.end() {
@@ -398,7 +463,7 @@ pub fn play_game(
                 _ => Outcome::Draw,
             };
             record.reason = end.reason().to_string();
-            return record;
+            return;
         }
         if let Some(tables) = &adjudication.tablebases
             && let Some(wdl) = tables.adjudicate(game.position.board())
@@ -410,12 +475,12 @@ pub fn play_game(
                 _ => Outcome::Draw,
             };
             record.reason = TABLEBASE_REASON.into();
-            return record;
+            return;
         }
         let plies_played = record.moves.len() - record.opening_plies;
         if adjudication.max_plies > 0 && plies_played as u32 >= adjudication.max_plies {
             record.reason = "adjudication: maximum game length".into();
-            return record;
+            return;
         }
         let side = game.position.turn();
         let index = usize::from(side == Color::Black);
@@ -432,29 +497,31 @@ pub fn play_game(
         let reply = match player.go(&game, &limits) {
             Ok(reply) => reply,
             Err(fault) => {
-                forfeit(&mut record, side, fault);
-                return record;
+                forfeit(record, side, fault);
+                return;
             }
         };
-        if let Some(fault) = clocks.charge(tc, index, started.elapsed()) {
-            forfeit(&mut record, side, fault);
-            return record;
+        let used = started.elapsed();
+        if let Some(fault) = clocks.charge(tc, index, used) {
+            forfeit(record, side, fault);
+            return;
         }
         if !game.position.board().is_legal(reply.mv) {
             let text = game.position.move_to_uci(reply.mv);
-            forfeit(&mut record, side, PlayerFault::IllegalMove(text));
-            return record;
+            forfeit(record, side, PlayerFault::IllegalMove(text));
+            return;
         }
         game.play(reply.mv);
         record.moves.push(reply.mv);
         record.scores.push(reply.score);
+        record.move_ms.push(used.as_millis() as u64);
         let move_number = game.position.board().fullmoves().get();
         if let Some((outcome, reason)) =
             adjudicator.after_move(side, centipawns(reply.score), move_number)
         {
             record.outcome = outcome;
             record.reason = reason.into();
-            return record;
+            return;
         }
     }
 }
@@ -514,6 +581,32 @@ mod tests {
     }
 
     #[test]
+    fn clock_use_gives_each_side_its_own_moves() {
+        // One opening ply: Black makes the first timed move.
+        let mut record = ended(Outcome::Draw);
+        record.opening_plies = 1;
+        record.move_ms = vec![100, 10, 200, 20, 300];
+        assert_eq!(record.clock_use(Color::White), None, "not on a clock");
+        record.clock_left_ms = Some([4_000, -5]);
+        assert_eq!(
+            record.clock_use(Color::Black),
+            Some(ClockUse {
+                moves: 3,
+                used_ms: 600,
+                left_ms: -5
+            })
+        );
+        assert_eq!(
+            record.clock_use(Color::White),
+            Some(ClockUse {
+                moves: 2,
+                used_ms: 30,
+                left_ms: 4_000
+            })
+        );
+    }
+
+    #[test]
     fn a_pair_at_low_nodes_ends_legally() {
         let mut a = EnginePlayer::new("a", Params::default(), 1);
         let mut b = EnginePlayer::new("b", Params::default(), 1);
@@ -553,6 +646,8 @@ mod tests {
             outcome,
             reason: String::new(),
             fault: None,
+            move_ms: Vec::new(),
+            clock_left_ms: None,
         }
     }
 

@@ -9,6 +9,7 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result, bail};
 use occam::position::{Game, Position, START_FEN};
+use occam::search::Score;
 use shakmaty::san::{San, SanPlus};
 
 use crate::play::game::GameRecord;
@@ -68,11 +69,37 @@ pub fn render(record: &GameRecord, round: &str, tags: &[(String, String)]) -> St
         if i + 1 == record.opening_plies {
             flush(&mut line, &mut out, "{end of opening}");
         }
+        if let Some(comment) = i
+            .checked_sub(record.opening_plies)
+            .and_then(|k| move_comment(record, k))
+        {
+            flush(&mut line, &mut out, &comment);
+        }
     }
     flush(&mut line, &mut out, record.outcome.pgn());
     out.push_str(&line);
     out.push_str("\n\n");
     out
+}
+
+/// The comment after the `k`th move past the opening, as cutechess writes it: the
+/// mover's score in pawns (`+M3`/`-M3` for mates) and the time the move took, e.g.
+/// `{+0.35 0.231s}`. `None` when the record has neither.
+fn move_comment(record: &GameRecord, k: usize) -> Option<String> {
+    let score = record.scores.get(k).copied().flatten().map(|s| match s {
+        Score::Cp(cp) => format!(
+            "{}{:.2}",
+            if cp < 0 { "-" } else { "+" },
+            f64::from(cp.abs()) / 100.0
+        ),
+        Score::Mate(n) => format!("{}M{}", if n < 0 { "-" } else { "+" }, n.abs()),
+    });
+    let time = record
+        .move_ms
+        .get(k)
+        .map(|&ms| format!("{:.3}s", ms as f64 / 1000.0));
+    let parts: Vec<String> = score.into_iter().chain(time).collect();
+    (!parts.is_empty()).then(|| format!("{{{}}}", parts.join(" ")))
 }
 
 /// Appends games to a PGN file from several worker threads.
@@ -216,14 +243,32 @@ mod tests {
             start: game.start.clone(),
             moves: game.moves.clone(),
             opening_plies: 2,
-            scores: vec![],
+            scores: vec![
+                Some(Score::Cp(35)),
+                Some(Score::Cp(-4)),
+                None,
+                None,
+                Some(Score::Mate(-3)),
+            ],
             outcome: Outcome::Draw,
             reason: "adjudication: draw".into(),
             fault: None,
+            move_ms: vec![231, 1005, 40],
+            clock_left_ms: None,
         };
         let text = render(&record, "3.1", &[("razor_base".into(), "250".into())]);
         assert!(text.contains("[razor_base \"250\"]"), "{text}");
-        assert!(text.contains("3. Bb5+ Bd7 4. O-O 1/2-1/2"), "{text}");
+        let movetext: String = text
+            .split("\n\n")
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert_eq!(
+            movetext,
+            "1. e4 c5 {end of opening} 2. Nf3 {+0.35 0.231s} d6 {-0.04 1.005s} 3. Bb5+ {0.040s} Bd7 4. O-O {-M3} 1/2-1/2"
+        );
         let parsed = parse_games(&format!("{text}{text}"), false).unwrap();
         assert_eq!(parsed.len(), 2);
         assert_eq!(parsed[0].moves, game.moves);
