@@ -182,6 +182,30 @@ fn a_clock_match_reports_how_each_side_spent_its_clock() {
     assert!(games.contains("{end of opening}"), "{games}");
     let timed = games.matches("s}").count();
     assert!(timed >= 4 * 20, "{timed} timed moves in\n{games}");
+    // scripts/clock_use.py finds every timed move of both players in that PGN.
+    let out = Command::new("python3")
+        .arg(root().join("scripts/clock_use.py"))
+        .arg(&pgn)
+        .output()
+        .expect("run python3");
+    let profile = text(&out);
+    assert!(out.status.success(), "{profile}");
+    let counted: usize = profile
+        .lines()
+        .filter_map(|l| {
+            l.split(" games, ")
+                .nth(1)?
+                .split(' ')
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
+        .sum();
+    assert_eq!(counted, timed, "{profile}");
+    assert!(
+        profile.contains("\nA: 4 games, ") && profile.contains("\nB: 4 games, "),
+        "{profile}"
+    );
     // A match at fixed nodes has no clock to report.
     let all = succeeded(&tuner(&words(
         "match --a compiled --b name=B,compiled --nodes 300 --pairs 1",
