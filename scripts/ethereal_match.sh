@@ -15,8 +15,9 @@
 # finish, up to a minute at 10+0.1), so a long match can be played in legs that each
 # fit a time limit; the same command continues it. Each leg is logged in DIR/legs.txt.
 # The leg that plays the last pair writes DIR/report.txt, the match's record as a whole
-# (declaration, legs, final report, how the games ended, the runner's log): the file
-# to keep under docs/data/ beside the pairs file.
+# (declaration, legs, final report with each engine's clock use, how the games ended,
+# when each engine spent its clock, the runner's log): the file to keep under docs/data/
+# beside the pairs file. The games are in DIR/games.pgn.
 #
 # Knobs (environment):
 #   OCCAM        the engine under test, copied by the first run [target/release/occam]
@@ -111,7 +112,7 @@ args=(match
     --engine "cmd=$OCCAM" name=occam "option.Hash=$HASH" "option.Move Overhead=$OVERHEAD" option.Threads=1
     --engine "cmd=$ETHEREAL" name=ethereal "option.Hash=$HASH" "option.MoveOverhead=$OVERHEAD" option.Threads=1
     --tc "$TC" --hash "$HASH" --pairs "$PAIRS" --seed "$SEED" --concurrency "$CONCURRENCY"
-    --results "$STATE/pairs.jsonl" --report-every 25 "${resume[@]}")
+    --results "$STATE/pairs.jsonl" --pgn "$STATE/games.pgn" --report-every 25 "${resume[@]}")
 
 recorded() {
     local n
@@ -160,6 +161,10 @@ write_report() {
     # Split at `","` only: a reason may hold a comma of its own.
     grep -o '"reasons":\["[^]]*"\]' "$STATE/pairs.jsonl" | sed 's/^"reasons":\["//; s/"\]$//; s/","/\n/g' |
         sort | uniq -c | sort -rn | sed 's/^ *//'
+    if [[ -s $STATE/games.pgn ]]; then
+        echo "# When each engine spent its clock (scripts/clock_use.py on games.pgn):"
+        python3 "$ROOT/scripts/clock_use.py" "$STATE/games.pgn" || true
+    fi
     echo "# The runner's log of every leg:"
     cat "$STATE/log"
 }
