@@ -5,7 +5,8 @@
 //! pairs from the same opening; the statistics are pentanomial (see `stats`), the
 //! SPRT is the fishtest/fastchess GSPRT (see `sprt`).
 //!
-//! `runner` plays a match, `sprt` is the test, `verify` is `tuner verify`.
+//! `runner` plays a match, `sprt` is the test, `clock` sums how the sides spent a
+//! clock, `verify` is `tuner verify`.
 //!
 //! A command: may use every layer below. It uses the games (`play`), the parameter
 //! files (`param_files`) and the base (`stats`, `run_files`, `interrupt`).

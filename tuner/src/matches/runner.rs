@@ -101,7 +101,7 @@ impl MatchResult {
                 self.a
             ));
         }
-        if let Some(line) = self.clock.report(&self.a, &self.b) {
+        if let Some(line) = self.clock.report(&self.a, &self.b, self.tally.games()) {
             out.push_str(&line);
         }
         for (name, [crash, illegal, time]) in &self.faults {
@@ -259,7 +259,12 @@ impl ResultsFile {
         })
     }
 
-    fn append(&mut self, pair: u64, games: &[GameRecord; 2]) -> Result<()> {
+    fn append(
+        &mut self,
+        pair: u64,
+        games: &[GameRecord; 2],
+        clock: Option<PairClock>,
+    ) -> Result<()> {
         let line = PairLine {
             pair,
             results: [
@@ -267,7 +272,7 @@ impl ResultsFile {
                 games[1].outcome.pgn().to_string(),
             ],
             reasons: [games[0].reason.clone(), games[1].reason.clone()],
-            clock: pair_clock(games),
+            clock,
         };
         // One write per line, flushed: a crash loses at most the line being written.
         let text = format!("{}\n", serde_json::to_string(&line)?);
@@ -499,8 +504,9 @@ impl<'c, 'a> Collector<'c, 'a> {
                 count_tablebase(counts, &g.reason, g.outcome, k == 0);
             }
         }
-        if let Some(pair_clock) = pair_clock(games) {
-            self.result.clock.add_pair(&pair_clock);
+        let clock = pair_clock(games);
+        if let Some(clock) = &clock {
+            self.result.clock.add_pair(clock);
         }
         for g in games {
             if let Some((color, fault)) = &g.fault {
@@ -512,18 +518,21 @@ impl<'c, 'a> Collector<'c, 'a> {
                 }
             }
         }
+        // The results file first: it is what a resume trusts. A run killed between the
+        // two writes leaves the pair's games out of the PGN rather than in it twice (the
+        // pair replayed on resume).
         let mut failure = Ok(());
+        if let Some(file) = &mut self.results
+            && let Err(e) = file.append(pair, games, clock)
+        {
+            failure = Err(e);
+        }
         if let Some(pgn) = config.pgn {
             for (k, g) in games.iter().enumerate() {
                 if let Err(e) = pgn.write(&render(g, &format!("{}.{}", pair + 1, k + 1), &[])) {
                     failure = Err(e);
                 }
             }
-        }
-        if let Some(file) = &mut self.results
-            && let Err(e) = file.append(pair, games)
-        {
-            failure = Err(e);
         }
         if let Err(e) = self.update_sprt() {
             failure = Err(e);

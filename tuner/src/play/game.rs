@@ -246,8 +246,8 @@ impl GameRecord {
     pub fn clock_use(&self, color: Color) -> Option<ClockUse> {
         let left = self.clock_left_ms?;
         // The side to move when the opening ended made the first timed move.
-        let opening_ended_even = self.opening_plies.is_multiple_of(2);
-        let first_timed = if opening_ended_even {
+        let even_opening = self.opening_plies.is_multiple_of(2);
+        let first_timed = if even_opening {
             self.start.board().turn()
         } else {
             !self.start.board().turn()
