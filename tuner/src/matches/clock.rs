@@ -47,9 +47,9 @@ impl ClockSum {
         self.left_ms += game.left_ms.max(0);
     }
 
-    /// `name 9.81 s a game (57.3 moves of 171 ms), 3.42 s left at the end: 74% of base
-    /// + increments used`: its clock is what it used plus what it had left, the base plus
-    /// every increment it received (more for a longer game).
+    /// `name 9.81 s a game (57.3 moves of 171 ms), 3.42 s left at the end: 74% of base and
+    /// increments used`, as the report words it: its clock is what it used plus what it
+    /// had left, the base plus every increment it received (more for a longer game).
     fn describe(&self, name: &str) -> String {
         let games = self.games.max(1) as f64;
         let granted = (self.used_ms as f64 + self.left_ms as f64).max(1.0);
