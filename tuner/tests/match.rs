@@ -237,14 +237,17 @@ fn clock_use_script_follows_the_mover_through_comments_variations_and_annotation
     let game = "[Event \"x\"]\r\n[White \"w\"]\r\n[Black \"b\"]\r\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 1\"]\r\n\r\n\
                 1... Kd7 {+0.10/9 1.000s} (1... Kf7 {0.5s} 2. e4) 2.Kd2 $1 {-0.20/9 2.000s} Kd6! {3.000s} 3. e4 {4.000s} 1/2-1/2\r\n";
     std::fs::write(&pgn, game).unwrap();
-    let out = Command::new("python3")
-        .arg(root().join("scripts/clock_use.py"))
-        .arg(&pgn)
-        .arg("1")
-        .output()
-        .expect("run python3");
-    let profile = text(&out);
-    assert!(out.status.success(), "{profile}");
+    let clock_use = |extra: &[&str]| {
+        let out = Command::new("python3")
+            .arg(root().join("scripts/clock_use.py"))
+            .arg(&pgn)
+            .args(extra)
+            .output()
+            .expect("run python3");
+        (out.status.success(), text(&out))
+    };
+    let (ok, profile) = clock_use(&["1"]);
+    assert!(ok, "{profile}");
     assert!(
         profile.contains("\nb: 1 games, 2 moves, 2000 ms a move; by stage   1000   3000;"),
         "{profile}"
@@ -255,27 +258,10 @@ fn clock_use_script_follows_the_mover_through_comments_variations_and_annotation
     );
     // A file without timed moves, or a bad stage, is refused with a reason.
     std::fs::write(&pgn, "[Event \"x\"]\n\n1. e4 e5 *\n").unwrap();
-    let out = Command::new("python3")
-        .arg(root().join("scripts/clock_use.py"))
-        .arg(&pgn)
-        .output()
-        .unwrap();
-    assert!(
-        !out.status.success() && text(&out).contains("no timed moves"),
-        "{}",
-        text(&out)
-    );
-    let out = Command::new("python3")
-        .arg(root().join("scripts/clock_use.py"))
-        .arg(&pgn)
-        .arg("x")
-        .output()
-        .unwrap();
-    assert!(
-        !out.status.success() && text(&out).contains("STAGE must be"),
-        "{}",
-        text(&out)
-    );
+    for (extra, reason) in [(&[][..], "no timed moves"), (&["x"][..], "STAGE must be")] {
+        let (ok, out) = clock_use(extra);
+        assert!(!ok && out.contains(reason), "{out}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
