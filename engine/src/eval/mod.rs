@@ -277,11 +277,11 @@ impl Evaluator {
         let phase = phase.min(PHASE_MAX);
 
         // Pawn structure (cached in the pawn hash table unless tracing), with the
-        // outpost squares, each side's king shelter (White first) and the pawn-king
-        // network's score
+        // squares no enemy pawn can attack (where outposts lie), each side's king
+        // shelter (White first) and the pawn-king network's score
         let kings = [Color::White, Color::Black]
             .map(|c| board.king_of(c).expect("legal positions have kings") as u8);
-        let (passed, outposts, shelter, network) = if T::ON {
+        let (passed, holes, shelter, network) = if T::ON {
             let (s, passed) = pawns::evaluate(
                 &self.weights[..],
                 white_pawns,
@@ -292,7 +292,7 @@ impl Evaluator {
             score += s;
             let shelter = [Color::White, Color::Black]
                 .map(|color| shelter::evaluate(&self.weights, board, color, t));
-            let outposts = pawns::outpost_squares(white_pawns, black_pawns);
+            let holes = pawns::enemy_pawn_holes(white_pawns, black_pawns);
             let mut network = S::default();
             if self.pknet.on {
                 let [white, black] = self.pknet.views(white_pawns, black_pawns, kings);
@@ -300,7 +300,7 @@ impl Evaluator {
                 t.offset(Section::PawnKingNetwork, Color::Black, black);
                 network = white - black;
             }
-            (passed, outposts, shelter, network)
+            (passed, holes, shelter, network)
         } else {
             let e = self.pawns.probe(
                 &self.weights[..],
@@ -329,7 +329,7 @@ impl Evaluator {
                 }
             }
             // Zero while the network is off (a new entry's).
-            (e.passed, e.outposts, e.shelter, e.network)
+            (e.passed, e.holes, e.shelter, e.network)
         };
         score += shelter[0] - shelter[1];
 
@@ -368,7 +368,8 @@ impl Evaluator {
             let white_first = if color == Color::White { 0 } else { 1 };
             let shelter_mg = shelter[white_first].mg;
             score += signed(color, self.king_danger.evaluate(board, color, &maps, shelter_mg, t));
-            let o = outposts::evaluate(&self.weights, board, color, outposts[white_first], t);
+            let guarded = maps[color as usize].by[Role::Pawn as usize - 1];
+            let o = outposts::evaluate(&self.weights, board, color, holes[white_first], guarded, t);
             score += signed(color, o);
             score += signed(
                 color,
@@ -505,12 +506,14 @@ impl Evaluator {
                     let sq_bb = 1u64 << sq as u32;
                     match role {
                         Role::Knight => {
-                            add(
-                                Section::KnightTropism,
-                                f::KNIGHT_TROPISM,
-                                -rays::distance(sq, enemy_king),
-                                t,
-                            );
+                            let to_enemy_king = rays::distance(sq, enemy_king);
+                            add(Section::KnightTropism, f::KNIGHT_TROPISM, -to_enemy_king, t);
+                            // knight_far_from_kings_: out of play on both wings.
+                            let far = to_enemy_king.min(rays::distance(sq, king));
+                            if far >= 4 {
+                                let feature = f::KNIGHT_FAR_FROM_KINGS[far as usize - 4];
+                                add(Section::KnightTropism, feature, 1, t);
+                            }
                         }
                         Role::Bishop if rammed != 0 => {
                             let colour = if sq_bb & Bitboard::LIGHT_SQUARES.0 != 0 {

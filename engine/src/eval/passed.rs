@@ -1,9 +1,11 @@
 //! Passed pawns: the terms that depend on more than the pawns (the pawn-only rank
 //! bonus is cached in `pawns.rs`). By relative rank: whether the pawn can advance
 //! (stop square empty) and advance safely (stop square also not attacked by the
-//! enemy), and the distance of each king to the stop square, which matters more the
-//! closer the pawn is to promotion. Plus a bonus when no enemy piece stands on or
-//! attacks any square of the path to promotion.
+//! enemy), or, blocked, whether the enemy leaves its stop square uncovered (an own
+//! piece that can step aside, an unguarded blockader: the fourth case of Ethereal
+//! 12.75's `[can advance][safe advance]` table), and the distance of each king to the
+//! stop square, which matters more the closer the pawn is to promotion. Plus a bonus
+//! when no enemy piece stands on or attacks any square of the path to promotion.
 //!
 //! PeSTO's pawn tables already pay for advanced pawns (on ranks 6 and 7 nearly every
 //! pawn is passed), so the rank bonus is small and these tables tell a dangerous
@@ -53,6 +55,8 @@ pub(super) fn evaluate<T: Tracer>(
             if stop_bb & attacked == 0 {
                 add(f::PAWN_PASSED_SAFE_ADVANCE_RANK[r], 1, t);
             }
+        } else if stop_bb & attacked == 0 {
+            add(f::PAWN_PASSED_BLOCKED_SAFE_RANK[r], 1, t);
         }
         let stop = Square::new(stop as u32);
         add(f::PAWN_PASSED_KING_OWN_RANK[r], distance(stop, king), t);

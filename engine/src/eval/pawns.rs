@@ -5,7 +5,8 @@
 //! square folded to files a..d) add to it: shipped at 0 for a Texel fit to fill.
 //! These depend on the pawns alone, so
 //! the result is cached in a small pawn hash table keyed by both pawn bitboards (an
-//! exact key: no collisions); the entry also keeps the outpost squares. Passed-pawn
+//! exact key: no collisions); the entry also keeps the squares no enemy pawn can
+//! ever attack, where outposts lie. Passed-pawn
 //! terms that depend on other pieces (advance, king distance, path) are scored each
 //! time from the cached passed-pawn sets (`passed.rs`).
 
@@ -24,8 +25,8 @@ pub struct PawnEntry {
     pub score: S,
     /// Passed pawns of White and Black.
     pub passed: [u64; 2],
-    /// Outpost squares of White and Black (`outposts.rs`).
-    pub outposts: [u64; 2],
+    /// Squares of White and Black no enemy pawn can ever attack (`outposts.rs`).
+    pub holes: [u64; 2],
     /// King squares (64: none yet) for which `shelter` holds each side's king shelter
     /// and storm score (`shelter.rs`): they depend on the pawns and that king only,
     /// and kings move rarely, so the entry keeps the last one.
@@ -127,7 +128,7 @@ impl PawnTable {
                 black,
                 score,
                 passed,
-                outposts: outpost_squares(white, black),
+                holes: enemy_pawn_holes(white, black),
                 ..PawnEntry::empty()
             };
         }
@@ -161,9 +162,11 @@ const CONNECTED: [[usize; 6]; 4] = [
 const WHITE_RANKS: u64 = 0x0000_FFFF_FF00_0000;
 const BLACK_RANKS: u64 = 0x0000_00FF_FFFF_0000;
 
-/// The outpost squares of White and Black (`outposts.rs` scores the pieces on
-/// them): they depend on the pawns alone, so the pawn cache keeps them.
-pub(super) fn outpost_squares(white: u64, black: u64) -> [u64; 2] {
+/// The squares on relative ranks 4..=6 of White and Black that no enemy pawn attacks
+/// now or after advancing (`outposts.rs` scores the pieces on them, and pays more
+/// where an own pawn guards them): they depend on the pawns alone, so the pawn cache
+/// keeps them.
+pub(super) fn enemy_pawn_holes(white: u64, black: u64) -> [u64; 2] {
     // Every square an enemy pawn attacks now or after advancing: the pawns filled
     // towards the other side, then their attacks.
     let (mut down, mut up) = (black, white);
@@ -172,8 +175,8 @@ pub(super) fn outpost_squares(white: u64, black: u64) -> [u64; 2] {
         up |= up << shift;
     }
     [
-        WHITE_RANKS & !pawn_attacks(Color::Black, down) & pawn_attacks(Color::White, white),
-        BLACK_RANKS & !pawn_attacks(Color::White, up) & pawn_attacks(Color::Black, black),
+        WHITE_RANKS & !pawn_attacks(Color::Black, down),
+        BLACK_RANKS & !pawn_attacks(Color::White, up),
     ]
 }
 

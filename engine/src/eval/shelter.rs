@@ -6,10 +6,14 @@
 //! the nearest enemy pawn on or in front of the king's rank, and score their distance
 //! in ranks (7 = no such pawn). The tables are indexed by the file folded to a..d
 //! (a/h, b/g, c/f, d/e): a missing g-pawn weakens a king on g1 differently from a
-//! missing d-pawn. The king's own file has an extra table, since an open file right
-//! in front of the king is the worst hole. An enemy pawn that stands right in front
-//! of our nearest pawn is blocked: it cannot advance, only open a lever, so it has
-//! its own, smaller table. Pawns behind the king protect nothing and are ignored.
+//! missing d-pawn. A file of the queen's wing (a..d) adds its own table on top
+//! (`king_shelter_queenside_*`, `king_storm_queenside_*`), so the sum is a table per
+//! real file, as Ethereal 12.75 has: a long-castled king's shelter on a b c need not
+//! be worth what a short-castled king's on h g f is. The king's own file has an extra
+//! table, since an open file right in front of the king is the worst hole. An enemy
+//! pawn that stands right in front of our nearest pawn is blocked: it cannot advance,
+//! only open a lever, so it has its own, smaller table. Pawns behind the king protect
+//! nothing and are ignored.
 //!
 //! The king's distance in files to the nearest file with any pawn
 //! (`king_pawn_file_distance_*`) is scored here too, apart from the shelter sum: a
@@ -41,6 +45,21 @@ const STORM: [[usize; 8]; 4] = [
     f::KING_STORM_FILE_B,
     f::KING_STORM_FILE_C,
     f::KING_STORM_FILE_D,
+];
+
+/// Shelter on a file of the queen's wing (a..d), on top of its folded entry.
+const SHELTER_QUEENSIDE: [[usize; 8]; 4] = [
+    f::KING_SHELTER_QUEENSIDE_FILE_A,
+    f::KING_SHELTER_QUEENSIDE_FILE_B,
+    f::KING_SHELTER_QUEENSIDE_FILE_C,
+    f::KING_SHELTER_QUEENSIDE_FILE_D,
+];
+/// Unblocked storm on a file of the queen's wing, on top of its folded entry.
+const STORM_QUEENSIDE: [[usize; 8]; 4] = [
+    f::KING_STORM_QUEENSIDE_FILE_A,
+    f::KING_STORM_QUEENSIDE_FILE_B,
+    f::KING_STORM_QUEENSIDE_FILE_C,
+    f::KING_STORM_QUEENSIDE_FILE_D,
 ];
 
 /// Distance bucket of a file without the pawn in question.
@@ -87,7 +106,11 @@ pub(super) fn evaluate<T: Tracer>(
         let folded = file.min(7 - file);
         let ours = distance(own & mask);
         let theirs = distance(enemy & mask);
+        let queenside = file < 4;
         add(Section::KingShelter, SHELTER[folded][ours], t);
+        if queenside {
+            add(Section::KingShelter, SHELTER_QUEENSIDE[file][ours], t);
+        }
         if file == king_file {
             add(Section::KingShelter, f::KING_SHELTER_FRONT[ours], t);
         }
@@ -97,6 +120,9 @@ pub(super) fn evaluate<T: Tracer>(
             add(Section::KingStorm, f::KING_STORM_BLOCKED[theirs - 1], t);
         } else {
             add(Section::KingStorm, STORM[folded][theirs], t);
+            if queenside {
+                add(Section::KingStorm, STORM_QUEENSIDE[file][theirs], t);
+            }
         }
     }
     s + shield(weights, board, us, king, t)

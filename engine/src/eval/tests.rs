@@ -96,6 +96,16 @@ fn passed_pawns_advance_king_distance_and_path() {
     assert_eq!(count(fen, f::PAWN_PASSED_RANK[3]), (1, 0));
     assert_eq!(count(fen, f::PAWN_PASSED_ADVANCE_RANK[3]), (0, 0));
     assert_eq!(count(fen, f::PAWN_PASSED_SAFE_PATH), (0, 0));
+    // Blocked by an own knight on b6 that no enemy piece covers: the blocked-safe
+    // entry; with the black knight a8 covering b6, neither.
+    let fen = "4k3/8/1N6/1P6/8/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PAWN_PASSED_BLOCKED_SAFE_RANK[3]), (1, 0));
+    assert_eq!(count(fen, f::PAWN_PASSED_ADVANCE_RANK[3]), (0, 0));
+    let fen = "n3k3/8/1N6/1P6/8/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PAWN_PASSED_BLOCKED_SAFE_RANK[3]), (0, 0));
+    // A free stop square is never the blocked entry.
+    let fen = "4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::PAWN_PASSED_BLOCKED_SAFE_RANK[5]), (0, 0));
     // Stop square b6 empty but covered by the knight a8: can advance, not safely,
     // and the path is not safe.
     let fen = "n3k3/8/8/1P6/8/8/8/4K3 w - - 0 1";
@@ -203,6 +213,81 @@ fn king_shelter_by_file_and_distance() {
 }
 
 #[test]
+fn queenside_files_add_their_own_shelter_and_storm_entries() {
+    // White king b1 behind a2 b2 c2, Black king g8 behind f7 g7 h7: the same folded
+    // entries, but only White's files are on the queen's wing.
+    let fen = "6k1/5ppp/8/8/8/8/PPP5/1K6 w - - 0 1";
+    for (table, folded) in [
+        (&f::KING_SHELTER_QUEENSIDE_FILE_A, &f::KING_SHELTER_FILE_A),
+        (&f::KING_SHELTER_QUEENSIDE_FILE_B, &f::KING_SHELTER_FILE_B),
+        (&f::KING_SHELTER_QUEENSIDE_FILE_C, &f::KING_SHELTER_FILE_C),
+    ] {
+        assert_eq!(shelter_count(fen, folded, 1), (1, 1));
+        assert_eq!(shelter_count(fen, table, 1), (1, 0));
+    }
+    assert_eq!(
+        shelter_count(fen, &f::KING_STORM_QUEENSIDE_FILE_B, 7),
+        (1, 0)
+    );
+    assert_eq!(
+        shelter_count(fen, &f::KING_SHELTER_QUEENSIDE_FILE_D, 1),
+        (0, 0)
+    );
+    // A king on e1 looks at d, e and f: only d is on the queen's wing.
+    let fen = "4k3/8/8/8/8/8/3PPP2/4K3 w - - 0 1";
+    assert_eq!(
+        shelter_count(fen, &f::KING_SHELTER_QUEENSIDE_FILE_D, 1),
+        (1, 0)
+    );
+    // Black's king e8 has no pawn at all on d.
+    assert_eq!(
+        shelter_count(fen, &f::KING_SHELTER_QUEENSIDE_FILE_D, 7),
+        (0, 1)
+    );
+    // White's d2 is a storm pawn six ranks in front of the black king.
+    assert_eq!(
+        shelter_count(fen, &f::KING_STORM_QUEENSIDE_FILE_D, 7),
+        (1, 0)
+    );
+    assert_eq!(
+        shelter_count(fen, &f::KING_STORM_QUEENSIDE_FILE_D, 6),
+        (0, 1)
+    );
+    // A blocked storm pawn has its one table, on either wing.
+    let fen = "4k3/8/8/8/8/p7/P7/1K6 w - - 0 1";
+    assert_eq!(shelter_count(fen, &f::KING_STORM_BLOCKED, 1), (1, 0));
+    assert_eq!(
+        shelter_count(fen, &f::KING_STORM_QUEENSIDE_FILE_A, 2),
+        (0, 0)
+    );
+    // A nudge moves the middlegame score by exactly that much, for White alone.
+    let fen = "r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PP1/R1BQ1RK1 w - - 0 1";
+    let linear = |mut p: Params| {
+        p.king_danger_shelter_pct = 0;
+        eval_with(&p, fen)
+    };
+    let base = linear(Params::default());
+    assert_eq!(
+        linear(nudged(f::KING_SHELTER_QUEENSIDE_FILE_A[1], f::MG, 10)),
+        base
+    );
+    // White castled long (king c1 behind a2 b2 c2): the b file's entry counts for
+    // White alone, and moves the middlegame score (phase 24) by the nudge.
+    let fen = "r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2NQ1N2/PPPB1PPP/2KR3R w - - 0 1";
+    assert_eq!(
+        shelter_count(fen, &f::KING_SHELTER_QUEENSIDE_FILE_B, 1),
+        (1, 0)
+    );
+    let linear = |mut p: Params| {
+        p.king_danger_shelter_pct = 0;
+        eval_with(&p, fen)
+    };
+    let base = linear(Params::default());
+    let nudge = nudged(f::KING_SHELTER_QUEENSIDE_FILE_B[1], f::MG, 10);
+    assert_eq!(linear(nudge) - base, 10);
+}
+
+#[test]
 fn king_storm_blocked_and_unblocked() {
     // White king g1, own pawns g2 and h2. Black pawns h3 (blocked by h2), g4 (two
     // ranks beyond g2: not blocked) and f4 (storming the open f file).
@@ -235,6 +320,25 @@ fn king_storm_blocked_and_unblocked() {
 }
 
 #[test]
+fn a_knight_far_from_both_kings_is_counted_by_the_nearer_distance() {
+    // Knight a8: 4 from the white king e4 (files a..e), 7 from the black king h1.
+    let fen = "N7/8/8/8/4K3/8/8/7k w - - 0 1";
+    assert_eq!(count(fen, f::KNIGHT_FAR_FROM_KINGS[0]), (1, 0));
+    // Knight a1 against kings h8 and h1: 7 from both.
+    let fen = "7k/8/8/8/8/8/8/N6K w - - 0 1";
+    assert_eq!(count(fen, f::KNIGHT_FAR_FROM_KINGS[3]), (1, 0));
+    let fen = "7k/8/8/8/8/8/8/N5K1 w - - 0 1";
+    assert_eq!(count(fen, f::KNIGHT_FAR_FROM_KINGS[2]), (1, 0));
+    // Three squares from a king is near: no entry.
+    let fen = "7k/8/8/8/8/8/8/N2K4 w - - 0 1";
+    assert!(
+        f::KNIGHT_FAR_FROM_KINGS
+            .iter()
+            .all(|&x| count(fen, x) == (0, 0))
+    );
+}
+
+#[test]
 fn outposts_need_pawn_support_and_no_enemy_pawn_that_can_attack() {
     // Knight e5 defended by d4, no black pawn on d or f: an outpost. Bishop c5
     // defended by b4, but b7 can still advance to b6 and attack it.
@@ -244,10 +348,20 @@ fn outposts_need_pawn_support_and_no_enemy_pawn_that_can_attack() {
     // Without the b7 pawn the bishop is on an outpost too.
     let fen = "4k3/8/8/2B1N3/1P1P4/8/8/4K3 w - - 0 1";
     assert_eq!(count(fen, f::OUTPOST_BISHOP), (1, 0));
-    // Not defended by a pawn: no outpost. An enemy f-pawn behind the square (f4)
-    // cannot attack it any more.
+    // Not defended by a pawn: no outpost, but the undefended entry. An enemy f-pawn
+    // behind the square (f4) cannot attack it any more.
     let fen = "4k3/8/8/4N3/5p2/8/8/4K3 w - - 0 1";
     assert_eq!(count(fen, f::OUTPOST_KNIGHT), (0, 0));
+    assert_eq!(count(fen, f::OUTPOST_KNIGHT_UNDEFENDED), (1, 0));
+    // A square an enemy pawn can still reach is neither (d7 can go to d6 and hit e5);
+    // a defended outpost is not undefended.
+    let fen = "4k3/3p4/8/4N3/8/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::OUTPOST_KNIGHT_UNDEFENDED), (0, 0));
+    let fen = "4k3/8/8/2B1N3/1P1P4/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::OUTPOST_KNIGHT_UNDEFENDED), (0, 0));
+    assert_eq!(count(fen, f::OUTPOST_BISHOP_UNDEFENDED), (0, 0));
+    let fen = "4k3/8/8/2B5/8/8/8/4K3 w - - 0 1";
+    assert_eq!(count(fen, f::OUTPOST_BISHOP_UNDEFENDED), (1, 0));
     let fen = "4k3/8/8/4N3/3P1p2/8/8/4K3 w - - 0 1";
     assert_eq!(count(fen, f::OUTPOST_KNIGHT), (1, 0));
     // Rank 3 is too far back, rank 7 too far forward.
@@ -945,6 +1059,14 @@ fn every_eval_weight_changes_the_evaluation_somewhere() {
             &f::KING_STORM_FILE_C,
             &f::KING_STORM_FILE_D,
             &f::KING_STORM_BLOCKED,
+            &f::KING_SHELTER_QUEENSIDE_FILE_A,
+            &f::KING_SHELTER_QUEENSIDE_FILE_B,
+            &f::KING_SHELTER_QUEENSIDE_FILE_C,
+            &f::KING_SHELTER_QUEENSIDE_FILE_D,
+            &f::KING_STORM_QUEENSIDE_FILE_A,
+            &f::KING_STORM_QUEENSIDE_FILE_B,
+            &f::KING_STORM_QUEENSIDE_FILE_C,
+            &f::KING_STORM_QUEENSIDE_FILE_D,
             // The learnt terms' tables: `learnt_terms_*` and the tests after it.
             &f::KING_DEFENDERS,
             &f::KING_PAWN_FILE_DISTANCE,

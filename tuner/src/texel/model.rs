@@ -723,8 +723,9 @@ mod tests {
         let wanted = ["king_shelter_*", "king_storm_*", "outpost_*"].map(String::from);
         let model = Model::new(&file, &params, &wanted, &repo_params("eval.json")).unwrap();
         assert!(model.nonlinear.is_empty());
-        // 4 files x 8 + 8 shelter, 4 x 8 + 6 storm, 3 outpost features; mg and eg each.
-        assert_eq!(model.tuned.len(), 2 * (40 + 38 + 3));
+        // Shelter: 4 folded files x 8, the front 8 and 4 queen's-wing files x 8; storm:
+        // 4 x 8, blocked 6 and 4 x 8; 5 outpost features; mg and eg each.
+        assert_eq!(model.tuned.len(), 2 * (72 + 70 + 5));
         let fens = [
             "r1bq1rk1/ppp3p1/2n2n2/4N3/3P4/7p/PPP2PP1/R1BQ1RK1 w - - 0 1",
             "4k3/8/8/8/5pp1/7p/6PP/6K1 w - - 0 1",
