@@ -189,7 +189,7 @@ fn tune(args: &Args) -> Result<()> {
             "texel: held at their values, as the shelter weights and their share in king \
              danger are never fitted together (king_danger_shelter_pct {}): {}",
             params.king_danger_shelter_pct(),
-            model.held.join(", ")
+            groups::summary(&model.held.iter().map(String::as_str).collect::<Vec<_>>())
         );
     }
     let (mut train, mut valid) = load_positions(args, &params)?;
