@@ -3,10 +3,9 @@
 //! weight, tables by file, rank or square as Ethereal keeps them (isolated and doubled
 //! by file, backward by rank and whether an enemy pawn closes its file, connected by
 //! square folded to files a..d) add to it: shipped at 0 for a Texel fit to fill.
-//! These depend on the pawns alone, so
-//! the result is cached in a small pawn hash table keyed by both pawn bitboards (an
-//! exact key: no collisions); the entry also keeps the squares no enemy pawn can
-//! ever attack, where outposts lie. Passed-pawn
+//! These depend on the pawns alone, so the result is cached in a small pawn hash
+//! table keyed by both pawn bitboards (an exact key: no collisions); the entry also
+//! keeps the squares no enemy pawn can ever attack, where outposts lie. Passed-pawn
 //! terms that depend on other pieces (advance, king distance, path) are scored each
 //! time from the cached passed-pawn sets (`passed.rs`).
 
