@@ -31,6 +31,17 @@ fn nudged(feature: usize, phase: usize, delta: i32) -> Params {
     p
 }
 
+/// How far nudging `feature`'s `phase` weight by `delta` moves the evaluation of
+/// `fen`, with king danger taking no share of the shelter (king_danger.rs reads the
+/// shelter score otherwise, so a shelter weight would not be linear).
+fn linear_shelter_gain(feature: usize, phase: usize, delta: i32, fen: &str) -> i32 {
+    let linear = |mut p: Params| {
+        p.king_danger_shelter_pct = 0;
+        eval_with(&p, fen)
+    };
+    linear(nudged(feature, phase, delta)) - linear(Params::default())
+}
+
 /// Lone kings plus pawns: phase 0, so eval changes are the endgame weights exactly.
 #[test]
 fn isolated_pawn_scores_exactly_its_parameter() {
@@ -262,15 +273,8 @@ fn queenside_files_add_their_own_shelter_and_storm_entries() {
     );
     // A nudge moves the middlegame score by exactly that much, for White alone.
     let fen = "r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PP1/R1BQ1RK1 w - - 0 1";
-    let linear = |mut p: Params| {
-        p.king_danger_shelter_pct = 0;
-        eval_with(&p, fen)
-    };
-    let base = linear(Params::default());
-    assert_eq!(
-        linear(nudged(f::KING_SHELTER_QUEENSIDE_FILE_A[1], f::MG, 10)),
-        base
-    );
+    let queenside_a = f::KING_SHELTER_QUEENSIDE_FILE_A[1];
+    assert_eq!(linear_shelter_gain(queenside_a, f::MG, 10, fen), 0);
     // White castled long (king c1 behind a2 b2 c2): the b file's entry counts for
     // White alone, and moves the middlegame score (phase 24) by the nudge.
     let fen = "r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2NQ1N2/PPPB1PPP/2KR3R w - - 0 1";
@@ -278,13 +282,8 @@ fn queenside_files_add_their_own_shelter_and_storm_entries() {
         shelter_count(fen, &f::KING_SHELTER_QUEENSIDE_FILE_B, 1),
         (1, 0)
     );
-    let linear = |mut p: Params| {
-        p.king_danger_shelter_pct = 0;
-        eval_with(&p, fen)
-    };
-    let base = linear(Params::default());
-    let nudge = nudged(f::KING_SHELTER_QUEENSIDE_FILE_B[1], f::MG, 10);
-    assert_eq!(linear(nudge) - base, 10);
+    let queenside_b = f::KING_SHELTER_QUEENSIDE_FILE_B[1];
+    assert_eq!(linear_shelter_gain(queenside_b, f::MG, 10, fen), 10);
 }
 
 #[test]
@@ -309,14 +308,9 @@ fn king_storm_blocked_and_unblocked() {
     let fen = "r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PP1/R1BQ1RK1 w - - 0 1";
     assert_eq!(shelter_count(fen, &f::KING_SHELTER_FILE_A, 7), (1, 0));
     assert_eq!(shelter_count(fen, &f::KING_SHELTER_FILE_A, 1), (0, 1));
-    let linear = |mut p: Params| {
-        p.king_danger_shelter_pct = 0;
-        eval_with(&p, fen)
-    };
-    let base = linear(Params::default());
-    let hole = linear(nudged(f::KING_SHELTER_FILE_A[7], f::MG, 10));
-    assert_eq!(hole - base, 10);
-    assert_eq!(linear(nudged(f::KING_SHELTER_FILE_A[7], f::EG, 10)), base);
+    let hole = f::KING_SHELTER_FILE_A[7];
+    assert_eq!(linear_shelter_gain(hole, f::MG, 10, fen), 10);
+    assert_eq!(linear_shelter_gain(hole, f::EG, 10, fen), 0);
 }
 
 #[test]
