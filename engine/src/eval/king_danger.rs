@@ -41,7 +41,7 @@ pub(super) struct KingDanger {
     base: i32,
     shelter_pct: i32,
     /// The middlegame shelter score of a king on g1 behind f2 g2 h2 against f7 g7 h7
-    /// (`SHELTER_REFERENCE`): the shelter share counts the shortfall from it.
+    /// (`shelter::SHELTER_REFERENCE`): the shelter share counts the shortfall from it.
     shelter_reference: i32,
     quadratic_div: i32,
     linear_div: i32,
@@ -50,10 +50,6 @@ pub(super) struct KingDanger {
     pub(super) zone_deep: bool,
     pub(super) zone_pawn_filter: bool,
 }
-
-/// An intact castled king, the zero of `king_danger_shelter_pct`: the shelter tables'
-/// level is free (the fit moves them together), so the share counts a shortfall.
-pub(super) const SHELTER_REFERENCE: &str = "6k1/5ppp/8/8/8/8/5PPP/6K1";
 
 /// The zone size the deep zone's hits are scaled to (Ethereal's "usually 9 squares").
 const ZONE_SQUARES: i32 = 9;
@@ -66,7 +62,7 @@ impl KingDanger {
         let shelter_reference = if shelter_pct == 0 {
             0
         } else {
-            let board: Board = SHELTER_REFERENCE.parse().expect("a valid board");
+            let board: Board = shelter::SHELTER_REFERENCE.parse().expect("a valid board");
             shelter::evaluate(weights, &board, Color::White, &mut NoTrace).mg
         };
         KingDanger {
@@ -155,6 +151,7 @@ impl KingDanger {
         }
         let s = S::new(-danger * danger / k.quadratic_div, -danger / k.linear_div);
         t.offset(Section::KingSafety, us, s);
+        t.king_danger(us, danger);
         s
     }
 }

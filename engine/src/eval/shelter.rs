@@ -26,8 +26,8 @@
 //! evaluation caches the sum in the pawn-hash entry per king square and recomputes
 //! it only when the king or the pawns changed.
 
-use super::Tracer;
 use super::features::{self as f, Section};
+use super::{Evaluator, Tracer};
 use crate::rays::{self, FILE_A, relative_rank};
 use crate::score::S;
 use shakmaty::{Board, Color};
@@ -61,6 +61,10 @@ const STORM_QUEENSIDE: [[usize; 8]; 4] = [
     f::KING_STORM_QUEENSIDE_FILE_C,
     f::KING_STORM_QUEENSIDE_FILE_D,
 ];
+
+/// An intact castled king, the zero of `king_danger_shelter_pct`: the shelter tables'
+/// level is free (the fit moves them together), so the share counts a shortfall.
+pub(super) const SHELTER_REFERENCE: &str = "6k1/5ppp/8/8/8/8/5PPP/6K1";
 
 /// Distance bucket of a file without the pawn in question.
 const NONE: usize = 7;
@@ -126,6 +130,36 @@ pub(super) fn evaluate<T: Tracer>(
         }
     }
     s + shield(weights, board, us, king, t)
+}
+
+impl Evaluator {
+    /// The features of `color`'s shelter sum ([`evaluate`]: the score
+    /// `king_danger_shelter_pct` feeds into king danger) with their counts, so that a
+    /// fit of these weights can follow them into king danger.
+    pub fn shelter_counts(&self, board: &Board, color: Color) -> Vec<(u16, i16)> {
+        let mut list = FeatureList(Vec::with_capacity(16));
+        evaluate(&self.weights, board, color, &mut list);
+        list.0
+    }
+
+    /// [`Evaluator::shelter_counts`] of the intact castled king whose shelter is the
+    /// zero of `king_danger_shelter_pct` (the count takes a share of the shortfall
+    /// from it).
+    pub fn shelter_reference_counts(&self) -> Vec<(u16, i16)> {
+        let board: Board = SHELTER_REFERENCE.parse().expect("a valid board");
+        self.shelter_counts(&board, Color::White)
+    }
+}
+
+/// A tracer that keeps only the feature counts, in the order reported.
+struct FeatureList(Vec<(u16, i16)>);
+
+impl Tracer for FeatureList {
+    const ON: bool = true;
+    fn add(&mut self, _: Section, feature: usize, _: Color, count: i32) {
+        self.0.push((feature as u16, count as i16));
+    }
+    fn offset(&mut self, _: Section, _: Color, _: S) {}
 }
 
 /// Our king's distance in files to the nearest file with any pawn, scored from a

@@ -522,8 +522,7 @@ fn a_broken_shelter_raises_the_danger_by_its_share() {
             p.king_danger_shelter_pct = pct;
         });
         // The reference board is symmetric: Black's shelter there is White's.
-        let reference =
-            black_shelter_mg(&p, &format!("{} w - - 0 1", king_danger::SHELTER_REFERENCE));
+        let reference = black_shelter_mg(&p, &format!("{} w - - 0 1", shelter::SHELTER_REFERENCE));
         let d = 40 + pct * (reference - black_shelter_mg(&p, fen)) / 100;
         assert_eq!(
             king_safety_line(&p, fen).2,
@@ -545,6 +544,49 @@ fn a_broken_shelter_raises_the_danger_by_its_share() {
     let intact = "6k1/5ppp/8/6NQ/8/8/5PPP/K7 w - - 0 1";
     assert_eq!(danger(50, intact), 40);
     assert_eq!(danger(200, intact), 40);
+}
+
+/// What a fit needs to follow the shelter into king danger: each side's danger count
+/// among the coefficients (the one its king-safety offset squares), and the shelter
+/// sum as feature counts that add up to the shelter score.
+#[test]
+fn the_coefficients_give_the_danger_count_and_the_shelter_sum() {
+    let e = Evaluator::new(&Params::default());
+    let weighted = |counts: &[(u16, i16)]| {
+        let w = e.weights();
+        counts.iter().fold(S::default(), |s, &(f, n)| {
+            s + w[usize::from(f)] * i32::from(n)
+        })
+    };
+    let shelter_of =
+        |board: &Board, color| shelter::evaluate(&e.weights, board, color, &mut NoTrace);
+    let reference: Board = shelter::SHELTER_REFERENCE.parse().unwrap();
+    assert_eq!(
+        weighted(&e.shelter_reference_counts()),
+        shelter_of(&reference, Color::White)
+    );
+    let p = only_danger(|p| {
+        p.king_danger_weight_knight = 10;
+        p.king_danger_weight_queen = 10;
+        p.king_danger_shelter_pct = 50;
+    });
+    for (fen, attacked) in [
+        ("6k1/5ppp/8/6NQ/8/8/8/K7 w - - 0 1", true),
+        ("6k1/8/6p1/6NQ/8/8/8/K7 w - - 0 1", true),
+        ("6k1/5ppp/8/8/8/8/5PPP/6K1 w - - 0 1", false),
+    ] {
+        let board = pos(fen).board().board().clone();
+        for color in Color::ALL {
+            let counts = e.shelter_counts(&board, color);
+            assert_eq!(weighted(&counts), shelter_of(&board, color), "{fen}");
+        }
+        let c = Evaluator::new(&p).coefficients(&pos(fen));
+        assert_eq!(c.danger[0], 0, "{fen}: White's king is not attacked");
+        let d = c.danger[1];
+        assert_eq!(d > 0, attacked, "{fen}");
+        let quadratic = -(d * d) / p.king_danger_quadratic_div;
+        assert_eq!(king_safety_line(&p, fen).2, quadratic, "{fen}");
+    }
 }
 
 #[test]

@@ -19,6 +19,9 @@ pub trait Tracer {
     fn add(&mut self, section: Section, feature: usize, color: Color, count: i32);
     /// A score of `color` that is not linear in the feature weights (king danger).
     fn offset(&mut self, section: Section, color: Color, s: S);
+    /// `color`'s king-danger count, when it scores (positive): the slope of that
+    /// score in the shelter sum king danger takes its share of.
+    fn king_danger(&mut self, _color: Color, _danger: i32) {}
 }
 
 /// The tracer of the normal, fast evaluation.
@@ -41,6 +44,8 @@ pub(super) struct Counts {
     /// Non-linear scores (White minus Black), and by section for the trace.
     offset: S,
     offsets: Vec<(Section, Color, S)>,
+    /// Each side's king-danger count when it scores (White first), else 0.
+    danger: [i32; 2],
 }
 
 impl Counts {
@@ -51,6 +56,7 @@ impl Counts {
             occurrences: record.then(Vec::new),
             offset: S::default(),
             offsets: Vec::new(),
+            danger: [0; 2],
         }
     }
 }
@@ -70,6 +76,17 @@ impl Tracer for Counts {
         self.offset += signed(color, s);
         self.offsets.push((section, color, s));
     }
+    fn king_danger(&mut self, color: Color, danger: i32) {
+        self.danger[white_first(color)] = danger;
+    }
+}
+
+/// 0 for White, 1 for Black (the order of the evaluation's per-side pairs).
+fn white_first(color: Color) -> usize {
+    match color {
+        Color::White => 0,
+        Color::Black => 1,
+    }
 }
 
 /// A position's evaluation as a linear function of the weights (White's view):
@@ -86,6 +103,12 @@ pub struct Coefficients {
     pub scale: i32,
     /// The part not linear in the feature weights (king danger), White minus Black.
     pub offset: S,
+    /// Each side's king-danger count when it scores (White first), else 0: the
+    /// score is `-danger² / king_danger_quadratic_div` in the middlegame and
+    /// `-danger / king_danger_linear_div` in the endgame, and `king_danger_shelter_pct`
+    /// of the king's shelter shortfall is part of the count
+    /// ([`Evaluator::shelter_counts`]).
+    pub danger: [i32; 2],
 }
 
 /// Per-term breakdown of an evaluation, for the `eval` command and tuning.
@@ -151,6 +174,7 @@ impl Evaluator {
             phase,
             scale,
             offset: counts.offset,
+            danger: counts.danger,
         }
     }
 }

@@ -42,25 +42,6 @@ pub fn term_groups(names: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// `names` said by group, for a message: a group of several names as `group_*` with
-/// its count (`king_shelter_* (64 weights)`), a lone name as itself; in first-seen order.
-pub fn summary(names: &[&str]) -> String {
-    let mut seen: Vec<(String, Vec<&str>)> = Vec::new();
-    for (name, group) in names.iter().zip(term_groups(names)) {
-        match seen.iter_mut().find(|(g, _)| *g == group) {
-            Some((_, members)) => members.push(name),
-            None => seen.push((group, vec![name])),
-        }
-    }
-    seen.iter()
-        .map(|(group, members)| match members.as_slice() {
-            [one] => one.to_string(),
-            _ => format!("{group}_* ({} weights)", members.len()),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// For each group with a changed weight: the held-out loss with the tuned slots at
 /// `start` except that group's, which take `fitted`. Leaves `valid` linearised at the
 /// last mix; the caller re-linearises what it uses next.
@@ -116,19 +97,5 @@ mod tests {
             "three pst_king weights are too few for a group"
         );
         assert_eq!(&groups[15..], ["pawn", "pawn", "tempo"]);
-    }
-
-    #[test]
-    fn a_summary_counts_each_group_and_names_a_lone_weight() {
-        let mut names: Vec<String> = (0..64)
-            .map(|i| format!("king_shelter_queenside_file_{}_{i}_mg", i % 4))
-            .collect();
-        names.push("king_danger_shelter_pct".to_string());
-        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        assert_eq!(
-            summary(&refs),
-            "king_shelter_* (64 weights), king_danger_shelter_pct"
-        );
-        assert_eq!(summary(&[]), "");
     }
 }

@@ -184,14 +184,6 @@ fn tune(args: &Args) -> Result<()> {
         );
     }
     let model = Model::new(&file, &params, &args.params, &args.params_file)?;
-    if !model.held.is_empty() {
-        eprintln!(
-            "texel: held at their values, as the shelter weights and their share in king \
-             danger are never fitted together (king_danger_shelter_pct {}): {}",
-            params.king_danger_shelter_pct(),
-            groups::summary(&model.held.iter().map(String::as_str).collect::<Vec<_>>())
-        );
-    }
     let (mut train, mut valid) = load_positions(args, &params)?;
     let start = model.start.clone();
     model.linearise(&mut train, &start);

@@ -11,6 +11,7 @@ use occam::eval::{Coefficients, Evaluator, PHASE_MAX, S, features};
 use occam::params::PARAM_SPECS;
 use occam::position::Position;
 use rayon::prelude::*;
+use shakmaty::{Color, Position as _};
 
 use super::Args;
 use super::data::{Merged, decode};
@@ -128,59 +129,49 @@ pub struct Model {
     bounds: Vec<(f64, f64)>,
     /// The file's values laid over the compiled ones.
     params: Params,
-    /// Selected weights held at their values (`hold_shelter_or_share`).
-    pub held: Vec<String>,
+    /// The features of the intact castled king's shelter sum, the zero of
+    /// `king_danger_shelter_pct` (`Evaluator::shelter_reference_counts`).
+    shelter_reference: Vec<(u16, i16)>,
 }
 
-/// The weights of the king's shelter score (`occam::eval` shelter section), which
-/// `king_danger_shelter_pct` also feeds into the king-danger count.
-const SHELTER_WEIGHTS: [&str; 5] = [
-    "king_shelter_",
-    "king_storm_",
-    "king_shield_",
-    "king_open_file_",
-    "king_semi_open_file_",
-];
-
-/// The share of the shelter score that `king_danger_shelter_pct` feeds into king danger.
-const SHELTER_SHARE: &str = "king_danger_shelter_pct";
-
-fn is_shelter_weight(name: &str) -> bool {
-    SHELTER_WEIGHTS.iter().any(|p| name.starts_with(p))
+/// The shelter weights' path into king danger at a linearisation point:
+/// `king_danger_shelter_pct` of the shortfall of each king's shelter sum from an
+/// intact castled king's joins its danger count, which scores `-danger² / quadratic_div`
+/// (middlegame) and `-danger / linear_div` (endgame) when positive.
+#[derive(Clone, Copy)]
+struct ShelterPath {
+    /// `king_danger_shelter_pct` / 100.
+    share: f64,
+    quadratic_div: f64,
+    linear_div: f64,
 }
 
-/// The shelter weights and their share in king danger are never fitted together: the
-/// fit sees a shelter weight's linear form, not its path through king danger, so
-/// that form is right only while the share is 0. With both selected, the share at 0
-/// is held there (moving it would make the shelter gradients wrong as the fit goes);
-/// a share not 0 holds the shelter weights instead. Returns the names held, to report.
-fn hold_shelter_or_share(
-    params: &Params,
-    selected: &mut Vec<usize>,
-    file: &ParamFile,
-) -> Vec<String> {
-    let name = |i: &usize| file.entries[*i].name.as_str();
-    let has_share = selected.iter().any(|i| name(i) == SHELTER_SHARE);
-    let has_shelter = selected.iter().any(|i| is_shelter_weight(name(i)));
-    let hold: fn(&str) -> bool = match (has_share, has_shelter, params.king_danger_shelter_pct()) {
-        (true, true, 0) => |n| n == SHELTER_SHARE,
-        (_, true, pct) if pct != 0 => is_shelter_weight,
-        _ => return Vec::new(),
-    };
-    let held = selected
-        .iter()
-        .filter(|i| hold(name(i)))
-        .map(|i| name(i).to_string())
-        .collect();
-    selected.retain(|i| !hold(name(i)));
-    held
+impl ShelterPath {
+    /// The path at the parameters `p`, or `None` when king danger takes no share of
+    /// the shelter (the shelter weights are then linear alone).
+    fn at(p: &Params) -> Option<ShelterPath> {
+        (p.king_danger_shelter_pct() != 0).then(|| ShelterPath {
+            share: f64::from(p.king_danger_shelter_pct()) / 100.0,
+            quadratic_div: f64::from(p.king_danger_quadratic_div().max(1)),
+            linear_div: f64::from(p.king_danger_linear_div().max(1)),
+        })
+    }
+
+    /// d (White's evaluation) / d (one point of `side`'s shelter shortfall) for a
+    /// position whose `side` (0 White, 1 Black) has king-danger count `danger` > 0,
+    /// with phase-and-scale shares `share` (mg, eg).
+    fn slope(&self, side: usize, danger: i32, share: [f64; 2]) -> f64 {
+        let sign = if side == 0 { 1.0 } else { -1.0 };
+        let d = f64::from(danger);
+        let per_danger = -2.0 * d / self.quadratic_div * share[0] - share[1] / self.linear_div;
+        sign * per_danger * self.share
+    }
 }
 
 impl Model {
     pub fn new(file: &ParamFile, params: &Params, wanted: &[String], path: &Path) -> Result<Model> {
         let engine_index = file.bind::<Params>()?;
-        let mut selected = Selector::parse(wanted).pick(&file.names())?;
-        let held = hold_shelter_or_share(params, &mut selected, file);
+        let selected = Selector::parse(wanted).pick(&file.names())?;
         let read_by_features: std::collections::HashSet<usize> = features::params()
             .iter()
             .flatten()
@@ -216,14 +207,6 @@ impl Model {
             tuned.push(i);
             param_of_slot.push(spec);
         }
-        if tuned.is_empty() && !held.is_empty() {
-            bail!(
-                "every weight selected is a shelter weight, and king_danger_shelter_pct is {}: \
-                 the shelter score then also moves king danger, which the fit's linear form does \
-                 not see. Fit them with king_danger_shelter_pct at 0",
-                params.king_danger_shelter_pct()
-            );
-        }
         if tuned.is_empty() {
             bail!(
                 "no evaluation weight of {} matches --params '{}' (only weights of an eval file are tuned)",
@@ -231,10 +214,11 @@ impl Model {
                 wanted.join(",")
             );
         }
-        let feature_slot = features::params()
+        let feature_slot: Vec<[Option<u32>; 2]> = features::params()
             .iter()
             .map(|pair| pair.map(|p| p.and_then(|p| slot_of_param[p])))
             .collect();
+        let shelter_reference = Evaluator::new(params).shelter_reference_counts();
         let fixed = features::params()
             .iter()
             .map(|pair| pair.map(|p| p.map_or(0.0, |p| f64::from(params.get(p)))))
@@ -259,7 +243,7 @@ impl Model {
             start,
             bounds,
             params: params.clone(),
-            held,
+            shelter_reference,
         })
     }
 
@@ -317,6 +301,7 @@ impl Model {
                 f64::from((v + n.step).clamp(n.min, n.max) - (v - n.step).clamp(n.min, n.max))
             })
             .collect();
+        let path = ShelterPath::at(&at);
         let parts: Vec<Linear> = set
             .recs
             .par_chunks(4096)
@@ -324,7 +309,7 @@ impl Model {
                 let mut evals: Vec<Evaluator> = variants.iter().map(Evaluator::new).collect();
                 let mut lin = Linear::default();
                 for rec in chunk {
-                    self.linearise_one(&mut evals, &deltas, w, &decode(rec), &mut lin);
+                    self.linearise_one(&mut evals, &deltas, path, w, &decode(rec), &mut lin);
                 }
                 lin
             })
@@ -355,6 +340,7 @@ impl Model {
         &self,
         evals: &mut [Evaluator],
         deltas: &[f64],
+        path: Option<ShelterPath>,
         w: &[f64],
         pos: &Position,
         lin: &mut Linear,
@@ -388,11 +374,61 @@ impl Model {
                 }
             }
         }
+        if let Some(path) = path {
+            for (slot, g) in self.shelter_gradients(&evals[0], &c, pos, share, path) {
+                lin.nl.push((slot, g as f32));
+                constant -= g * self.rounded(w, slot);
+                nl += 1;
+            }
+        }
         lin.nl_counts.push(nl);
         lin.constant.push(constant as f32);
         lin.share.push([share[0] as f32, share[1] as f32]);
         lin.counts.push(c.features.len() as u32);
         lin.terms.extend(c.features.iter().map(|&(f, n)| (f, n)));
+    }
+
+    /// The gradients of a position's king danger in the tuned shelter weights
+    /// (middlegame ones: the count reads the shelter's middlegame sum), as
+    /// (slot, d eval / d weight): `path.share` × (the reference's count − the king's
+    /// count) per point of danger, for each side whose danger scores.
+    fn shelter_gradients(
+        &self,
+        eval: &Evaluator,
+        c: &Coefficients,
+        pos: &Position,
+        share: [f64; 2],
+        path: ShelterPath,
+    ) -> Vec<(u32, f64)> {
+        let mut grads: Vec<(u32, f64)> = Vec::new();
+        let mut add = |feature: u16, g: f64| {
+            if let Some(slot) = self.feature_slot[usize::from(feature)][0] {
+                match grads.iter_mut().find(|(s, _)| *s == slot) {
+                    Some((_, sum)) => *sum += g,
+                    None => grads.push((slot, g)),
+                }
+            }
+        };
+        for (side, color) in [Color::White, Color::Black].into_iter().enumerate() {
+            if c.danger[side] <= 0 {
+                continue;
+            }
+            let slope = path.slope(side, c.danger[side], share);
+            for &(f, n) in &self.shelter_reference {
+                add(f, slope * f64::from(n));
+            }
+            for (f, n) in eval.shelter_counts(pos.board().board(), color) {
+                add(f, -slope * f64::from(n));
+            }
+        }
+        grads.retain(|&(_, g)| g != 0.0);
+        grads
+    }
+
+    /// Tuned slot `slot`'s value as the evaluation reads it: rounded, within bounds.
+    fn rounded(&self, w: &[f64], slot: u32) -> f64 {
+        let (lo, hi) = self.bounds[slot as usize];
+        w[slot as usize].round().clamp(lo, hi)
     }
 
     /// The linear evaluation of position `i` of `set` (White's view, cp).
@@ -746,46 +782,51 @@ mod tests {
         }
     }
 
-    /// The shelter weights and their share in king danger are never fitted together:
-    /// the share at 0 is held when both are chosen, the shelter weights while it is
-    /// not 0, and a choice of shelter weights alone is refused then.
+    /// With king danger taking a share of the shelter, the shelter weights are fitted
+    /// through both paths: their own score and the danger count they move. Moving
+    /// them, the linear form follows the (quadratic) evaluation to first order, where
+    /// the shelter's own score alone would miss the change in king danger.
     #[test]
-    fn shelter_weights_and_their_share_in_danger_are_never_fitted_together() {
+    fn shelter_weights_are_fitted_through_their_share_in_king_danger() {
         let file = ParamFile::load(&repo_params("eval.json")).unwrap();
         let mut params = Params::default();
         overlay(&mut params, std::slice::from_ref(&file), Field::Value).unwrap();
-        params.king_danger_shelter_pct = 0;
-        let path = repo_params("eval.json");
-        let model = |params: &Params, wanted: &[&str]| {
-            let wanted: Vec<String> = wanted.iter().map(|w| w.to_string()).collect();
-            Model::new(&file, params, &wanted, &path)
-        };
-        let names = |m: &Model| -> Vec<String> {
-            m.tuned
-                .iter()
-                .map(|&i| file.entries[i].name.clone())
-                .collect()
-        };
-        let every = model(&params, &[]).unwrap();
-        assert_eq!(every.held, [SHELTER_SHARE]);
-        assert!(names(&every).iter().any(|n| n.starts_with("king_storm_")));
-        let share_alone = model(&params, &[SHELTER_SHARE, "king_danger_base"]).unwrap();
-        assert!(share_alone.held.is_empty());
-        assert_eq!(names(&share_alone), ["king_danger_base", SHELTER_SHARE]);
-
         params.king_danger_shelter_pct = 50;
-        let every = model(&params, &[]).unwrap();
-        assert!(every.held.iter().any(|n| n.starts_with("king_shelter_")));
-        assert!(every.held.iter().all(|n| is_shelter_weight(n)));
-        assert!(names(&every).iter().any(|n| n == SHELTER_SHARE));
-        assert!(!names(&every).iter().any(|n| is_shelter_weight(n)));
-        let err = model(&params, &["king_storm_*"]).err().unwrap().to_string();
-        assert!(err.contains("king_danger_shelter_pct is 50"), "{err}");
+        let wanted = ["king_shelter_*", "king_storm_*", "king_shield_*"].map(String::from);
+        let model = Model::new(&file, &params, &wanted, &repo_params("eval.json")).unwrap();
+        assert!(model.nonlinear.is_empty());
+        // Attacks on kings with broken shelters (a pawn moved or gone).
+        let fens = [
+            ATTACKS[2],
+            "r4rk1/ppp2ppp/8/8/6nq/7P/PPP2P2/R4RK1 w - - 0 1",
+            "r1bq1r2/ppp2p1k/2n3pp/8/2B5/5Q2/PPP2PPP/R1B2RK1 b - - 0 1",
+        ];
+        let set = set_of(&model, &fens);
+        assert!(!set.nl.is_empty(), "the attacks' danger reads the shelter");
+        let w: Vec<f64> = (model.start.iter().enumerate())
+            .map(|(i, v)| v + (i % 5) as f64 * 10.0 - 20.0)
+            .collect();
+        let fw = model.feature_weights(&w);
+        let moved = model.params_at(&w);
+        let mut through_danger = 0.0f64;
+        for (i, fen) in fens.iter().enumerate() {
+            let exact = engine_eval(&moved, fen);
+            let linear = Model::eval(&set, i, &fw, &w);
+            let nl = &set.nl[set.nl_start[i] as usize..set.nl_start[i + 1] as usize];
+            let danger_part: f64 = nl
+                .iter()
+                .map(|&(slot, g)| f64::from(g) * (w[slot as usize] - model.start[slot as usize]))
+                .sum();
+            eprintln!("{fen}: linear {linear:.2} exact {exact} through danger {danger_part:.2}");
+            assert!(
+                (linear - exact).abs() <= 2.0 + 0.25 * danger_part.abs(),
+                "{fen}: linear {linear} exact {exact} through danger {danger_part}"
+            );
+            through_danger = through_danger.max(danger_part.abs());
+        }
         assert!(
-            model(&params, &["outpost_*", "king_danger_base"])
-                .unwrap()
-                .held
-                .is_empty()
+            through_danger > 5.0,
+            "the shelter moved king danger ({through_danger})"
         );
     }
 
