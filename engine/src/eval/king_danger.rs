@@ -14,8 +14,10 @@
 //! them: a king in the open has more squares to hit, not more danger per hit.
 //! Scored only when at least two pieces (or one and a queen) attack,
 //! quadratically in the middlegame (a lone attacker is harmless, a combined attack
-//! decisive) and linearly in the endgame. Not linear in its parameters, so Texel
-//! tuning sees it as a constant (`Coefficients::offset`).
+//! decisive) and linearly in the endgame. Not linear in its parameters: the trace
+//! reports the score as an offset and the count itself (`Coefficients::danger`), from
+//! which Texel tuning takes the shelter weights' path into it; the danger weights it
+//! fits by central differences.
 
 use shakmaty::attacks::{bishop_attacks, knight_attacks, rook_attacks};
 use shakmaty::{Board, Color, Role};

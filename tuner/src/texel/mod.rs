@@ -20,7 +20,10 @@
 //! Non-linear part: the eval parameters no feature reads (king danger, which is
 //! quadratic in its weights, and the drawish-endgame scales) enter by their gradient,
 //! measured by central differences of the whole evaluation at the current values,
-//! and the drawish scale depends on the sign of the score. Both are therefore
+//! and the drawish scale depends on the sign of the score. The shelter weights are
+//! features, but king danger also takes a share of the shelter sum
+//! (`king_danger_shelter_pct`): that path's gradient is computed from each side's
+//! danger count and the shelter's feature counts (`model::ShelterPath`). All of it is
 //! re-linearised at the current (rounded) weights every --refresh epochs and before
 //! every reported loss; between refreshes the linearisation is exact to first order.
 //!

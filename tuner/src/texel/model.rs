@@ -830,6 +830,80 @@ mod tests {
         );
     }
 
+    /// Each shelter weight's gradient of the linear form is the evaluation's own
+    /// (central differences of the engine's score), for a king of either colour, and a
+    /// colour-flipped position gets the negated danger-path entries.
+    #[test]
+    fn shelter_gradients_match_the_evaluation_for_either_king() {
+        let file = ParamFile::load(&repo_params("eval.json")).unwrap();
+        let mut params = Params::default();
+        overlay(&mut params, std::slice::from_ref(&file), Field::Value).unwrap();
+        params.king_danger_shelter_pct = 50;
+        let wanted = ["king_shelter_*", "king_storm_*", "king_shield_*"].map(String::from);
+        let model = Model::new(&file, &params, &wanted, &repo_params("eval.json")).unwrap();
+        // The queen on h4 against a king on g8 behind f7 g6 h7; then the same position
+        // with the colours flipped, the queen on h5 against a king behind f2 g3 h2.
+        let fens = [
+            "r4rk1/ppp2p1p/6p1/8/3N3Q/8/PPP2PPP/R4RK1 b - - 0 1",
+            "r4rk1/ppp2ppp/8/3n3q/8/6P1/PPP2P1P/R4RK1 w - - 0 1",
+        ];
+        let danger = |fen: &str| {
+            Evaluator::new(&params)
+                .coefficients(&Position::from_fen(fen, false).unwrap())
+                .danger
+        };
+        assert!(danger(fens[0])[1] > 0 && danger(fens[0])[0] == 0);
+        assert!(danger(fens[1])[0] > 0 && danger(fens[1])[1] == 0);
+        let set = set_of(&model, &fens);
+        let entries = |i: usize| -> Vec<(u32, f32)> {
+            let mut e = set.nl[set.nl_start[i] as usize..set.nl_start[i + 1] as usize].to_vec();
+            e.sort_by_key(|&(slot, _)| slot);
+            e
+        };
+        let (black, white) = (entries(0), entries(1));
+        assert!(!black.is_empty());
+        assert_eq!(black.len(), white.len());
+        for (b, w) in black.iter().zip(&white) {
+            assert_eq!(b.0, w.0);
+            assert!((b.1 + w.1).abs() < 1e-4, "{b:?} {w:?}");
+        }
+        // For each weight on the danger path, the linear form's slope against the
+        // engine's: central differences over ±20 (the danger count moves in whole
+        // points, and its square's curvature cancels), exact to the engine's rounding.
+        const STEP: f64 = 20.0;
+        let mut checked = 0;
+        for (i, fen) in fens.iter().enumerate() {
+            for &(slot, g) in &entries(i) {
+                let j = slot as usize;
+                let (lo, hi) = model.bounds[j];
+                if model.start[j] - STEP < lo || model.start[j] + STEP > hi {
+                    continue;
+                }
+                let at = |step: f64| {
+                    let mut w = model.start.clone();
+                    w[j] += step;
+                    let fw = model.feature_weights(&w);
+                    (
+                        Model::eval(&set, i, &fw, &w),
+                        engine_eval(&model.params_at(&w), fen),
+                    )
+                };
+                let ((lin_up, exact_up), (lin_down, exact_down)) = (at(STEP), at(-STEP));
+                let linear = (lin_up - lin_down) / (2.0 * STEP);
+                let exact = (exact_up - exact_down) / (2.0 * STEP);
+                assert!(
+                    (linear - exact).abs() <= 0.03 + 0.1 * f64::from(g).abs(),
+                    "{fen} slot {j}: linear {linear} exact {exact} (danger path {g})"
+                );
+                checked += usize::from(f64::from(g).abs() > 0.05);
+            }
+        }
+        assert!(
+            checked >= 4,
+            "{checked} weights with a danger path worth checking"
+        );
+    }
+
     #[test]
     fn the_gradient_points_downhill_and_k_is_sane() {
         let file = ParamFile::load(&repo_params("eval.json")).unwrap();
