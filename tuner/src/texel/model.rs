@@ -747,17 +747,24 @@ mod tests {
         }
     }
 
+    /// The committed evaluation with `king_danger_shelter_pct` at `share`, and a model
+    /// fitting the weights `wanted`.
+    fn model_with_share(share: i32, wanted: &[&str]) -> (Params, Model) {
+        let file = ParamFile::load(&repo_params("eval.json")).unwrap();
+        let mut params = Params::default();
+        overlay(&mut params, std::slice::from_ref(&file), Field::Value).unwrap();
+        params.king_danger_shelter_pct = share;
+        let wanted: Vec<String> = wanted.iter().map(|w| w.to_string()).collect();
+        let model = Model::new(&file, &params, &wanted, &repo_params("eval.json")).unwrap();
+        (params, model)
+    }
+
     /// The shelter, storm and outpost tables are fitted as linear weights (no
     /// finite differences) while king danger takes no share of the shelter, and
     /// their linear form reproduces the evaluation.
     #[test]
     fn shelter_storm_and_outpost_weights_are_linear() {
-        let file = ParamFile::load(&repo_params("eval.json")).unwrap();
-        let mut params = Params::default();
-        overlay(&mut params, std::slice::from_ref(&file), Field::Value).unwrap();
-        params.king_danger_shelter_pct = 0;
-        let wanted = ["king_shelter_*", "king_storm_*", "outpost_*"].map(String::from);
-        let model = Model::new(&file, &params, &wanted, &repo_params("eval.json")).unwrap();
+        let (params, model) = model_with_share(0, &["king_shelter_*", "king_storm_*", "outpost_*"]);
         assert!(model.nonlinear.is_empty());
         // Shelter: 4 folded files x 8, the front 8 and 4 queen's-wing files x 8; storm:
         // 4 x 8, blocked 6 and 4 x 8; 5 outpost features; mg and eg each.
@@ -788,12 +795,7 @@ mod tests {
     /// the shelter's own score alone would miss the change in king danger.
     #[test]
     fn shelter_weights_are_fitted_through_their_share_in_king_danger() {
-        let file = ParamFile::load(&repo_params("eval.json")).unwrap();
-        let mut params = Params::default();
-        overlay(&mut params, std::slice::from_ref(&file), Field::Value).unwrap();
-        params.king_danger_shelter_pct = 50;
-        let wanted = ["king_shelter_*", "king_storm_*", "king_shield_*"].map(String::from);
-        let model = Model::new(&file, &params, &wanted, &repo_params("eval.json")).unwrap();
+        let (_, model) = model_with_share(50, &["king_shelter_*", "king_storm_*", "king_shield_*"]);
         assert!(model.nonlinear.is_empty());
         // Attacks on kings with broken shelters (a pawn moved or gone).
         let fens = [
@@ -835,12 +837,8 @@ mod tests {
     /// colour-flipped position gets the negated danger-path entries.
     #[test]
     fn shelter_gradients_match_the_evaluation_for_either_king() {
-        let file = ParamFile::load(&repo_params("eval.json")).unwrap();
-        let mut params = Params::default();
-        overlay(&mut params, std::slice::from_ref(&file), Field::Value).unwrap();
-        params.king_danger_shelter_pct = 50;
-        let wanted = ["king_shelter_*", "king_storm_*", "king_shield_*"].map(String::from);
-        let model = Model::new(&file, &params, &wanted, &repo_params("eval.json")).unwrap();
+        let (params, model) =
+            model_with_share(50, &["king_shelter_*", "king_storm_*", "king_shield_*"]);
         // The queen on h4 against a king on g8 behind f7 g6 h7; then the same position
         // with the colours flipped, the queen on h5 against a king behind f2 g3 h2.
         let fens = [
