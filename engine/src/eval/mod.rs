@@ -365,17 +365,17 @@ impl Evaluator {
             score += signed(color, side);
         });
         for_each_color!(color => {
-            let white_first = if color == Color::White { 0 } else { 1 };
-            let shelter_mg = shelter[white_first].mg;
+            let side = white_first(color);
+            let shelter_mg = shelter[side].mg;
             score += signed(color, self.king_danger.evaluate(board, color, &maps, shelter_mg, t));
             let guarded = maps[color as usize].by[Role::Pawn as usize - 1];
-            let o = outposts::evaluate(&self.weights, board, color, holes[white_first], guarded, t);
+            let o = outposts::evaluate(&self.weights, board, color, holes[side], guarded, t);
             score += signed(color, o);
             score += signed(
                 color,
                 threats::evaluate(&self.weights, board, color, &maps, learnt.discovered, t),
             );
-            let ours = passed[white_first];
+            let ours = passed[side];
             let p = passed::evaluate(&self.weights, board, color, ours, &maps, t);
             score += signed(color, p);
             let w = &self.weights;
@@ -686,6 +686,16 @@ fn relative_square(color: Color, sq: Square) -> usize {
     match color {
         Color::White => sq as usize,
         Color::Black => sq as usize ^ 56,
+    }
+}
+
+/// 0 for White, 1 for Black: the order of the evaluation's per-side pairs (shelter,
+/// passed pawns, outpost holes), which is not shakmaty's `color as usize`.
+#[inline(always)]
+fn white_first(color: Color) -> usize {
+    match color {
+        Color::White => 0,
+        Color::Black => 1,
     }
 }
 

@@ -7,7 +7,7 @@
 use shakmaty::Color;
 
 use super::features::{self as f, Section};
-use super::{Evaluator, signed};
+use super::{Evaluator, signed, white_first};
 use crate::position::Position;
 use crate::score::S;
 
@@ -78,14 +78,6 @@ impl Tracer for Counts {
     }
     fn king_danger(&mut self, color: Color, danger: i32) {
         self.danger[white_first(color)] = danger;
-    }
-}
-
-/// 0 for White, 1 for Black (the order of the evaluation's per-side pairs).
-fn white_first(color: Color) -> usize {
-    match color {
-        Color::White => 0,
-        Color::Black => 1,
     }
 }
 

@@ -87,6 +87,11 @@ impl Set {
         &self.target
     }
 
+    /// Position `i`'s non-linear gradients: (slot, d eval / d weight).
+    fn nonlinear_of(&self, i: usize) -> &[(u32, f32)] {
+        &self.nl[self.nl_start[i] as usize..self.nl_start[i + 1] as usize]
+    }
+
     /// Heap bytes of the linear form (for the report).
     pub fn bytes(&self) -> usize {
         self.len() * (RECORD + 4 * 4 + 8 + 8) + self.terms.len() * 4 + self.nl.len() * 8
@@ -440,7 +445,7 @@ impl Model {
             let [mg, eg] = fw[f as usize];
             e += f64::from(n) * (smg * mg + seg * eg);
         }
-        for &(slot, g) in &set.nl[set.nl_start[i] as usize..set.nl_start[i + 1] as usize] {
+        for &(slot, g) in set.nonlinear_of(i) {
             e += f64::from(g) * w[slot as usize];
         }
         e
@@ -486,9 +491,7 @@ impl Model {
                         acc[2 * f as usize] += dn * smg;
                         acc[2 * f as usize + 1] += dn * seg;
                     }
-                    for &(slot, g) in
-                        &set.nl[set.nl_start[i] as usize..set.nl_start[i + 1] as usize]
-                    {
+                    for &(slot, g) in set.nonlinear_of(i) {
                         acc[features * 2 + slot as usize] += d * f64::from(g);
                     }
                     acc
@@ -814,7 +817,7 @@ mod tests {
         for (i, fen) in fens.iter().enumerate() {
             let exact = engine_eval(&moved, fen);
             let linear = Model::eval(&set, i, &fw, &w);
-            let nl = &set.nl[set.nl_start[i] as usize..set.nl_start[i + 1] as usize];
+            let nl = set.nonlinear_of(i);
             let danger_part: f64 = nl
                 .iter()
                 .map(|&(slot, g)| f64::from(g) * (w[slot as usize] - model.start[slot as usize]))
@@ -854,7 +857,7 @@ mod tests {
         assert!(danger(fens[1])[0] > 0 && danger(fens[1])[1] == 0);
         let set = set_of(&model, &fens);
         let entries = |i: usize| -> Vec<(u32, f32)> {
-            let mut e = set.nl[set.nl_start[i] as usize..set.nl_start[i + 1] as usize].to_vec();
+            let mut e = set.nonlinear_of(i).to_vec();
             e.sort_by_key(|&(slot, _)| slot);
             e
         };
