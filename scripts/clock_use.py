@@ -42,8 +42,9 @@ def games(text):
 
 
 def timed_moves(tags, movetext):
-    """(player, index of its move after the opening, seconds) for each timed move of
-    the main line."""
+    """(player, index of its move after the opening, seconds, score) for each timed
+    move of the main line; score is the comment's first word (`+0.35`, `-M3`), or
+    None when the comment has only the time."""
     players = {"w": tags.get("White", "?"), "b": tags.get("Black", "?")}
     mover, last, depth, counts = None, None, 0, defaultdict(int)
     for token in TOKEN.findall(movetext):
@@ -54,9 +55,11 @@ def timed_moves(tags, movetext):
         elif depth > 0:
             continue
         elif token.startswith("{"):
-            found = TIME.search(token[1:-1].strip())
+            words = token[1:-1].split()
+            found = TIME.search(words[-1]) if words else None
             if found and last is not None:
-                yield players[last], counts[last], float(found.group(1))
+                score = words[0].split("/")[0] if len(words) > 1 else None
+                yield players[last], counts[last], float(found.group(1)), score
                 counts[last] += 1
                 last = None
         elif token[0].isdigit() and token.endswith("."):
@@ -87,7 +90,7 @@ def main():
     game_count = defaultdict(int)
     for tags, movetext in games(text):
         spent = defaultdict(list)
-        for player, index, seconds in timed_moves(tags, movetext):
+        for player, index, seconds, _ in timed_moves(tags, movetext):
             by_stage[player][min(index // stage, STAGES - 1)].append(seconds)
             spent[player].append(seconds)
         for player, times in spent.items():

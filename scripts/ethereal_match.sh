@@ -16,7 +16,8 @@
 # fit a time limit; the same command continues it. Each leg is logged in DIR/legs.txt.
 # The leg that plays the last pair writes DIR/report.txt, the match's record as a whole
 # (declaration, legs, final report with each engine's clock use, how the games ended,
-# when each engine spent its clock, the runner's log): the file to keep under docs/data/
+# when each engine spent its clock, what each thought of its games by stage, the
+# runner's log): the file to keep under docs/data/
 # beside the pairs file. The games are in DIR/games.pgn.
 #
 # Knobs (environment):
@@ -164,6 +165,8 @@ write_report() {
     if [[ -s $STATE/games.pgn ]]; then
         echo "# When each engine spent its clock (scripts/clock_use.py on games.pgn):"
         python3 "$ROOT/scripts/clock_use.py" "$STATE/games.pgn" || true
+        echo "# What each engine thought of its games (scripts/score_by_stage.py on games.pgn):"
+        python3 "$ROOT/scripts/score_by_stage.py" "$STATE/games.pgn" || true
     fi
     echo "# The runner's log of every leg:"
     cat "$STATE/log"
