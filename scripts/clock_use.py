@@ -73,18 +73,23 @@ def timed_moves(tags, movetext):
             mover = "b" if mover == "w" else "w"
 
 
-def main():
+def pgn_and_stage(usage):
+    """The PGN text and STAGE of the command line `GAMES.pgn [STAGE]` (10 by default);
+    exits with one clear message when either is wrong."""
     if len(sys.argv) not in (2, 3):
-        sys.exit(USAGE)
+        sys.exit(usage)
     stage = sys.argv[2] if len(sys.argv) == 3 else "10"
     if not stage.isdigit() or int(stage) < 1:
         sys.exit(f"error: STAGE must be a positive number of moves, got '{stage}'")
-    stage = int(stage)
     try:
         with open(sys.argv[1], encoding="utf-8") as f:
-            text = f.read()
+            return f.read(), int(stage)
     except OSError as e:
         sys.exit(f"error: cannot read {sys.argv[1]}: {e.strerror}")
+
+
+def main():
+    text, stage = pgn_and_stage(USAGE)
     by_stage = defaultdict(lambda: defaultdict(list))
     used_by = defaultdict(lambda: defaultdict(list))
     game_count = defaultdict(int)

@@ -20,7 +20,7 @@ stage of the game the evaluations part, which the clock and the result alone do 
 import sys
 from collections import defaultdict
 
-from clock_use import games, timed_moves
+from clock_use import games, pgn_and_stage, timed_moves
 
 USAGE = "usage: scripts/score_by_stage.py GAMES.pgn [STAGE]"
 CLAMP = 5.0
@@ -53,17 +53,8 @@ def mean(values):
 
 
 def main():
-    if len(sys.argv) not in (2, 3):
-        sys.exit(USAGE)
-    stage = sys.argv[2] if len(sys.argv) == 3 else "10"
-    if not stage.isdigit() or int(stage) < 1:
-        sys.exit(f"error: STAGE must be a positive number of moves, got '{stage}'")
-    points = sorted({1} | {k * int(stage) for k in range(1, STAGES)})
-    try:
-        with open(sys.argv[1], encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        sys.exit(f"error: cannot read {sys.argv[1]}: {e.strerror}")
+    text, stage = pgn_and_stage(USAGE)
+    points = sorted({1} | {k * stage for k in range(1, STAGES)})
     # scores[player][outcome][point]: the player's own scores at that move.
     scores = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     counts = defaultdict(lambda: defaultdict(int))
