@@ -41,6 +41,12 @@ def games(text):
             yield tags, moves
 
 
+def score_word(words):
+    """The score of a move comment split into words (`+0.35 0.231s`, `+0.35/12 0.231s`):
+    its first word without the depth, or None when the comment has only the time."""
+    return words[0].split("/")[0] if len(words) > 1 else None
+
+
 def timed_moves(tags, movetext):
     """(player, index of its move after the opening, seconds, score) for each timed
     move of the main line; score is the comment's first word (`+0.35`, `-M3`), or
@@ -58,8 +64,7 @@ def timed_moves(tags, movetext):
             words = token[1:-1].split()
             found = TIME.search(words[-1]) if words else None
             if found and last is not None:
-                score = words[0].split("/")[0] if len(words) > 1 else None
-                yield players[last], counts[last], float(found.group(1)), score
+                yield players[last], counts[last], float(found.group(1)), score_word(words)
                 counts[last] += 1
                 last = None
         elif token[0].isdigit() and token.endswith("."):

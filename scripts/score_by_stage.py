@@ -59,7 +59,6 @@ def main():
     scores = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     counts = defaultdict(lambda: defaultdict(int))
     summed = defaultdict(list)
-    order = []
     for tags, movetext in games(text):
         own = defaultdict(dict)
         for player, index, _, word in timed_moves(tags, movetext):
@@ -70,8 +69,6 @@ def main():
             result = outcome(tags, player)
             if result is None:
                 continue
-            if player not in order:
-                order.append(player)
             counts[player][result] += 1
             for point in points:
                 if point in by_move:
@@ -82,12 +79,12 @@ def main():
             for point in points:
                 if point in first and point in second:
                     summed[point].append(first[point] + second[point])
-    if not order:
+    if not counts:
         sys.exit(f"error: no scored moves in {sys.argv[1]} (PGN of tuner match --pgn)")
     moves = ", ".join(str(p) for p in points)
     print(f"mean score each player gave its own side at its move {moves} after the opening")
     print(f"(pawns, clamped to ±{CLAMP:g}; over the games that reached that move):")
-    for player in order:
+    for player in counts:
         for group in ("all",) + OUTCOMES:
             n = sum(counts[player].values()) if group == "all" else counts[player][group]
             if n == 0:

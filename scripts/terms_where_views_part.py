@@ -20,10 +20,12 @@ at which stage the views part; this says in which terms.
 
 import math
 import re
+import statistics
 import subprocess
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 
+from clock_use import score_word
 from score_by_stage import pawns
 
 USAGE = "usage: scripts/terms_where_views_part.py GAMES.pgn OCCAM PLAYER [MOVE] [SUM]"
@@ -35,19 +37,16 @@ def stage_of(game, player, move):
     """(FEN before `player`'s `move`-th move after the opening, its score, the
     opponent's score at its own `move`-th move), or None when the game is shorter or
     a score is missing."""
-    import chess
-
     board = game.board()
     player_white = game.headers.get("White") == player
     after, counts, fen, scores = False, {True: 0, False: 0}, None, {}
     for node in game.mainline():
-        mover_white = board.turn == chess.WHITE
+        mover_white = board.turn  # python-chess: True for White
         if after:
             mine = mover_white == player_white
             counts[mine] += 1
             if counts[mine] == move:
-                words = node.comment.split()
-                scores[mine] = pawns(words[0].split("/")[0]) if len(words) > 1 else None
+                scores[mine] = pawns(score_word(node.comment.split()))
                 if mine:
                     fen = board.fen()
         if "end of opening" in node.comment:
@@ -80,11 +79,6 @@ def tapered_terms(occam, fens):
     return result
 
 
-def mean_and_var(values):
-    m = sum(values) / len(values)
-    return m, sum((v - m) ** 2 for v in values) / max(1, len(values) - 1)
-
-
 def main():
     if len(sys.argv) not in (4, 5, 6):
         sys.exit(USAGE)
@@ -113,12 +107,13 @@ def main():
     if not stages:
         sys.exit(f"error: no game of {path} has scores for '{player}' at move {move} after the opening")
     groups = defaultdict(lambda: defaultdict(list))
+    n = Counter()
     for (fen, mine, theirs), terms in zip(stages, tapered_terms(occam, [s[0] for s in stages])):
         sign = 1 if " w " in fen else -1  # the position is PLAYER's to move
         group = "parted" if mine + theirs >= threshold else "rest"
+        n[group] += 1
         for term, value in terms.items():
             groups[group][term].append(sign * value)
-    n = {g: max((len(v) for v in groups[g].values()), default=0) for g in ("parted", "rest")}
     print(f"{path}: {player} at its move {move} after the opening; views parted (scores summing "
           f"to {threshold:+g} pawns or more) in {n['parted']} games, the rest {n['rest']}")
     print(f"{'term (cp, ' + player + ' side)':26} {'parted':>8} {'rest':>8} {'difference':>16}")
@@ -126,8 +121,8 @@ def main():
         a, b = groups["parted"].get(term), groups["rest"][term]
         if not a or len(a) < 2 or len(b) < 2:
             continue
-        (ma, va), (mb, vb) = mean_and_var(a), mean_and_var(b)
-        half = 1.96 * math.sqrt(va / len(a) + vb / len(b))
+        ma, mb = statistics.fmean(a), statistics.fmean(b)
+        half = 1.96 * math.sqrt(statistics.variance(a) / len(a) + statistics.variance(b) / len(b))
         print(f"{term:26} {ma:+8.1f} {mb:+8.1f} {ma - mb:+8.1f} ± {half:5.1f}")
 
 
