@@ -14,6 +14,14 @@
 # (DIR/VARIANT/declared.txt), so a resume never continues a result under another
 # engine, setting or variant. Each finished SPRT adds its final line to DIR/summary.txt.
 #
+# A long SPRT (a clock on two cores takes days) is played in legs: LEG=SECONDS stops the
+# queue cleanly after about that long (the pairs in flight finish), and KEEP=FOLDER
+# copies everything in DIR but its binary to FOLDER after each match or leg, a folder
+# to commit (under docs/data/) so the result outlives the machine. On another machine,
+# the same command with the same KEEP starts from that copy; the missing binary is the
+# TUNER given (build the commit named in FOLDER/origin.txt), and the declaration's
+# sha256 refuses any other build.
+#
 # Knobs (environment):
 #   TUNER     the tuner copied by the first run       [target/release/tuner]
 #   NODES     nodes per move                          [8000]
@@ -22,6 +30,8 @@
 #   PAIRS     the SPRT's cap on game pairs            [6000]
 #   SEED      seed of the openings                    [1]
 #   THREADS   games at a time                         [all cores]
+#   LEG       stop after about this many seconds      [unset: play to the end]
+#   KEEP      a folder to copy the state to, and from [unset]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,7 +51,10 @@ ELO1=${ELO1:-5}
 PAIRS=${PAIRS:-6000}
 SEED=${SEED:-1}
 THREADS=${THREADS:-$(nproc)}
+LEG=${LEG:-}
+KEEP=${KEEP:-}
 whole_numbers NODES PAIRS SEED THREADS
+[[ -z $LEG ]] || whole_numbers LEG
 numbers ELO0 ELO1
 clock_or_empty TC
 
@@ -63,13 +76,26 @@ declaration() {
     echo "${limit[*]}, sprt elo0=$ELO0 elo1=$ELO1 (normalized), at most $PAIRS pairs, seed $SEED"
 }
 
+# The state, but for the binary that the declaration names by its sha256.
+keep() {
+    [[ -n $KEEP ]] || return 0
+    mkdir -p "$KEEP"
+    tar -C "$STATE" --exclude=./bin --exclude='.*.lock' -cf - . | tar -C "$KEEP" -xf -
+    say "kept in $KEEP (commit it so the result outlives this machine)"
+}
+
 mkdir -p "$STATE/bin"
-if [[ ! -s $STATE/declared.txt ]]; then
+if [[ ! -s $STATE/declared.txt && -n $KEEP && -s $KEEP/declared.txt ]]; then
+    say "continuing from the copy in $KEEP"
+    cp -R "$KEEP/." "$STATE/"
+fi
+if [[ ! -x $bin ]]; then
     [[ -x $TUNER ]] || fail "TUNER=$TUNER is not an executable"
     cp "$TUNER" "$bin"
-    write_origin "$STATE/origin.txt"
 fi
+[[ -s $STATE/declared.txt ]] || write_origin "$STATE/origin.txt"
 declare_or_check "$STATE/declared.txt" "queue" lever_sprts
+started=$(date +%s)
 
 for f in "${files[@]}"; do
     name=$(basename "$f" .json)
@@ -85,12 +111,26 @@ for f in "${files[@]}"; do
     resume=()
     [[ -s $dir/games.jsonl ]] && resume=(--resume)
     say "$name: $f against the compiled values (${limit[*]}${resume:+, continued})"
-    "$bin" match --a "name=$name,$f" --b name=base,compiled "${limit[@]}" --hash 8 \
+    leg=()
+    if [[ -n $LEG ]]; then
+        left=$((LEG - ($(date +%s) - started)))
+        ((left > 0)) || { say "the leg's $LEG seconds are spent: run the same command to go on"; exit 0; }
+        # TERM asks the match to stop after the pairs in flight; KILL is the backstop.
+        leg=(timeout --foreground -s TERM -k 90 "$left")
+    fi
+    rc=0
+    "${leg[@]}" "$bin" match --a "name=$name,$f" --b name=base,compiled "${limit[@]}" --hash 8 \
         --concurrency "$THREADS" --seed "$SEED" --sprt elo0="$ELO0" elo1="$ELO1" \
-        --pairs "$PAIRS" --results "$dir/games.jsonl" "${resume[@]}" 2>&1 | tee -a "$dir/log"
+        --pairs "$PAIRS" --results "$dir/games.jsonl" "${resume[@]}" 2>&1 | tee -a "$dir/log" || rc=$?
+    if ((rc != 0)); then
+        keep
+        ((rc == 124)) && { say "$name: the leg is over; run the same command to go on"; exit 0; }
+        fail "$name stopped unfinished (exit $rc): run the same command to go on"
+    fi
     # The match's final report: its Elo, Games and LLR lines, on one line.
     report=$(for key in Elo Games LLR; do grep "^$key: " "$dir/log" | tail -n 1; done | paste -sd'|')
     echo "$name $(date -u +%F): ${report:-no report}" >>"$STATE/summary.txt"
+    keep
 done
 say "done: $STATE/summary.txt"
 cat "$STATE/summary.txt"
