@@ -20,6 +20,12 @@
 # runner's log): the file to keep under docs/data/
 # beside the pairs file. The games are in DIR/games.pgn.
 #
+# KEEP=FOLDER copies DIR but its binaries to FOLDER after each leg, a folder to commit
+# so a match outlives its machine; on another machine the same command with the same
+# KEEP starts from that copy, the binaries given as OCCAM and ETHEREAL (the commit in
+# FOLDER/origin.txt rebuilt; Ethereal rebuilt the same way), and the declaration's
+# sha256 refuses any other build.
+#
 # Knobs (environment):
 #   OCCAM        the engine under test, copied by the first run [target/release/occam]
 #   ETHEREAL     the opponent, copied by the first run [/usr/games/ethereal-chess]
@@ -34,6 +40,7 @@
 #   HASH         MB of hash, each engine        [16]
 #   OVERHEAD     Move Overhead, ms, each engine [30]
 #   CONCURRENCY  games at once; not part of the declaration [cores − 2, at least 1]
+#   KEEP         a folder to copy the match to after each leg, and from [unset]
 # Debian's Ethereal needs libfathom: the first run copies it beside the engines.
 set -euo pipefail
 
@@ -71,7 +78,22 @@ for knob in PAIRS SEED HASH OVERHEAD CONCURRENCY; do
     [[ ${!knob} =~ ^[1-9][0-9]*$ ]] || fail "$knob must be a positive whole number, got '${!knob}'"
 done
 [[ -x $TUNER ]] || fail "TUNER=$TUNER is not an executable"
+KEEP=${KEEP:-}
 declared=$STATE/declared.txt
+if [[ ! -s $declared && -n $KEEP && -s $KEEP/declared.txt ]]; then
+    say "continuing from the copy in $KEEP"
+    cp -R "$KEEP/." "$STATE/"
+fi
+# A match continued from a kept copy plays the binaries given, if the declaration's
+# sha256 agrees (checked below).
+if [[ -s $declared && ! -x $STATE/bin/occam ]]; then
+    for bin in OCCAM ETHEREAL; do
+        [[ -x ${!bin} ]] || fail "$bin=${!bin} is not an executable"
+    done
+    mkdir -p "$STATE/bin"
+    cp "$OCCAM" "$STATE/bin/occam"
+    cp "$ETHEREAL" "$STATE/bin/ethereal"
+fi
 if [[ ! -s $declared ]]; then
     for bin in OCCAM ETHEREAL; do
         [[ -x ${!bin} ]] || fail "$bin=${!bin} is not an executable"
@@ -140,6 +162,11 @@ if $leg; then
     echo "$started to $(date -u +%FT%TZ): concurrency $CONCURRENCY on $cores cores, exit $rc, $played of $PAIRS pairs recorded" >>"$STATE/legs.txt"
 fi
 say "$played of $PAIRS pairs recorded (legs: $STATE/legs.txt)"
+if [[ -n $KEEP ]]; then
+    mkdir -p "$KEEP"
+    tar -C "$STATE" --exclude=./bin --exclude='.*.lock' -cf - . | tar -C "$KEEP" -xf -
+    say "kept in $KEEP (commit it so the match outlives this machine)"
+fi
 if ((played < PAIRS)); then
     say "to continue: STATE=$STATE $0 ${LIMIT}"
     exit 0
