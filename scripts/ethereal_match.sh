@@ -66,7 +66,7 @@ else
     ETHEREAL=/usr/games/ethereal-chess
     ETHEREAL_BUILD=${ETHEREAL_BUILD:-"Ethereal 12.00, Debian's package build"}
 fi
-TUNER=${TUNER:-$ROOT/target/release/tuner}
+TUNER=${TUNER:-target/release/tuner} # relative, as the log's continue line then travels too
 TC=${TC:-10+0.1}
 PAIRS=${PAIRS:-200}
 SEED=${SEED:-4401}
