@@ -37,6 +37,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/scripts/lib/declared.sh"
 source "$ROOT/scripts/lib/knobs.sh"
+source "$ROOT/scripts/lib/legs.sh"
 fail() { echo "lever_sprts: $*" >&2; exit 2; }
 say() { echo "lever_sprts: $*" >&2; }
 
@@ -76,26 +77,14 @@ declaration() {
     echo "${limit[*]}, sprt elo0=$ELO0 elo1=$ELO1 (normalized), at most $PAIRS pairs, seed $SEED"
 }
 
-# The state, but for the binary that the declaration names by its sha256.
-keep() {
-    [[ -n $KEEP ]] || return 0
-    mkdir -p "$KEEP"
-    tar -C "$STATE" --exclude=./bin --exclude='.*.lock' -cf - . | tar -C "$KEEP" -xf -
-    say "kept in $KEEP (commit it so the result outlives this machine)"
-}
-
+restore_kept
 mkdir -p "$STATE/bin"
-if [[ ! -s $STATE/declared.txt && -n $KEEP && -s $KEEP/declared.txt ]]; then
-    say "continuing from the copy in $KEEP"
-    cp -R "$KEEP/." "$STATE/"
-fi
 if [[ ! -x $bin ]]; then
     [[ -x $TUNER ]] || fail "TUNER=$TUNER is not an executable"
     cp "$TUNER" "$bin"
 fi
 [[ -s $STATE/declared.txt ]] || write_origin "$STATE/origin.txt"
 declare_or_check "$STATE/declared.txt" "queue" lever_sprts
-started=$(date +%s)
 
 for f in "${files[@]}"; do
     name=$(basename "$f" .json)
@@ -111,26 +100,20 @@ for f in "${files[@]}"; do
     resume=()
     [[ -s $dir/games.jsonl ]] && resume=(--resume)
     say "$name: $f against the compiled values (${limit[*]}${resume:+, continued})"
-    leg=()
-    if [[ -n $LEG ]]; then
-        left=$((LEG - ($(date +%s) - started)))
-        ((left > 0)) || { say "the leg's $LEG seconds are spent: run the same command to go on"; exit 0; }
-        # TERM asks the match to stop after the pairs in flight; KILL is the backstop.
-        leg=(timeout --foreground -s TERM -k 90 "$left")
-    fi
+    leg_limit || { say "the leg's $LEG seconds are spent: run the same command to go on"; exit 0; }
     rc=0
     "${leg[@]}" "$bin" match --a "name=$name,$f" --b name=base,compiled "${limit[@]}" --hash 8 \
         --concurrency "$THREADS" --seed "$SEED" --sprt elo0="$ELO0" elo1="$ELO1" \
         --pairs "$PAIRS" --results "$dir/games.jsonl" "${resume[@]}" 2>&1 | tee -a "$dir/log" || rc=$?
     if ((rc != 0)); then
-        keep
+        keep_state
         ((rc == 124)) && { say "$name: the leg is over; run the same command to go on"; exit 0; }
         fail "$name stopped unfinished (exit $rc): run the same command to go on"
     fi
     # The match's final report: its Elo, Games and LLR lines, on one line.
     report=$(for key in Elo Games LLR; do grep "^$key: " "$dir/log" | tail -n 1; done | paste -sd'|')
     echo "$name $(date -u +%F): ${report:-no report}" >>"$STATE/summary.txt"
-    keep
+    keep_state
 done
 say "done: $STATE/summary.txt"
 cat "$STATE/summary.txt"
