@@ -328,7 +328,9 @@ impl Worker {
                         score = -this.negamax(ctx, child, a, b, research_depth, ply + 1, !cut_node);
                     }
                 }
-                if pv_node && score > alpha && score < beta {
+                // pvs_: a PV node confirms a late move's null-window score with the full
+                // window; at or above beta only when pvs_research_fail_high is on.
+                if pv_node && score > alpha && (score < beta || p.pvs_research_fail_high() != 0) {
                     score = -this.negamax(ctx, child, -beta, -alpha, new_depth, ply + 1, false);
                 }
                 score
@@ -459,6 +461,9 @@ impl Worker {
                 + ((eval - beta) / p.nmp_eval_div()).min(p.nmp_eval_max());
             let verify_depth = p.nmp_verify_depth();
             self.set_current_move(ply, None, us, None);
+            // The null-move child starts from this path's count of double extensions,
+            // not from what an earlier sibling's subtree left in its frame.
+            self.stack[ply + 1].double_extensions = self.stack[ply].double_extensions;
             self.keys.push(pos.hash());
             let v = -self.negamax(
                 ctx,
@@ -525,6 +530,7 @@ impl Worker {
             let key = self.prefetch_child(sh, pos, &m);
             let v = self.make_child(pos, m, key, |this, child| {
                 this.set_current_move(n.ply, Some(m), pos.turn(), None);
+                this.stack[n.ply + 1].double_extensions = this.stack[n.ply].double_extensions;
                 let (a, b) = (-pc_beta, -pc_beta + 1);
                 let v = -this.qsearch(ctx, child, a, b, n.ply + 1, 0);
                 if v >= pc_beta && pc_depth > 0 {
@@ -545,7 +551,8 @@ impl Worker {
                     eval,
                     pc_depth + 1,
                     Bound::Lower,
-                    false,
+                    // The node keeps the PV flag an earlier visit gave it (lmr_ttpv).
+                    n.tt_pv,
                 );
                 return Some(v);
             }

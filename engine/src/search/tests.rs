@@ -672,7 +672,7 @@ fn quiet_checks_in_qsearch_see_a_mate_at_the_horizon() {
 /// lmr_deeper_ / lmr_shallower_ / lmr_capture_ / lmr_noisy_ / hist_prune_ / ext_history_ /
 /// corr_ / qs_see_ / qs_check_ / asp_fail_high_ / fp_history_ / ext_se_limit_ /
 /// cont_hist_ply4 / hist_eval_diff_ / hist_tt_cut / hist_fail_low_pct / lmr_cut_node /
-/// order_quiet_check: each
+/// order_quiet_check / pvs_research_fail_high: each
 /// switch at 0 (qs_see_, fp_history_ and ext_se_limit_ at their defaults) is off, and turning it on changes the tree of at least one position. Off:
 /// with every switch at 0 no quiet is pruned for its history, no re-search is deeper or
 /// shallower, no capture reduced, no quiet extended for its histories, no q-search
@@ -707,6 +707,7 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("hist_fail_low_pct", "0"),
         ("lmr_cut_node", "0"),
         ("order_quiet_check", "0"),
+        ("pvs_research_fail_high", "0"),
         ("qs_check_plies", "0"),
         ("asp_fail_high_plies", "0"),
         ("fp_history_max", "196608"),
@@ -734,7 +735,7 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
     }
     // Each switch on, with what counts its action (the correction has no count).
     type Count = Option<fn(&SearchStats) -> u64>;
-    let on: [(&str, &str, Count); 22] = [
+    let on: [(&str, &str, Count); 23] = [
         ("lmr_deeper_margin", "40", Some(|s| s.lmr_deeper)),
         ("lmr_shallower_margin", "8", Some(|s| s.lmr_shallower)),
         ("lmr_capture_pct", "70", Some(|s| s.lmr_capture_reductions)),
@@ -765,6 +766,7 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("hist_fail_low_pct", "100", None),
         ("lmr_cut_node", "100", None),
         ("order_quiet_check", "8000", None),
+        ("pvs_research_fail_high", "1", None),
     ];
     for (name, value, count) in on {
         let mut p = base.to_vec();
