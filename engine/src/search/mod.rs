@@ -583,6 +583,9 @@ impl Worker {
         self.stack[ply].cont_key = m.map(|m| piece_to(color, &m));
         self.stack[ply].butterfly_key = butterfly_key;
         self.stack[ply].null_move = m.is_none();
+        // The child starts from this path's count of double extensions (the move
+        // loop adds its own), not from what an earlier sibling's subtree left there.
+        self.stack[ply + 1].double_extensions = self.stack[ply].double_extensions;
     }
 
     /// The move that led to the node at `ply` (`None` at the root or after a null move).

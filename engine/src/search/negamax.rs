@@ -297,8 +297,7 @@ impl Worker {
                     extension = 1;
                 }
                 let new_depth = depth - 1 + extension;
-                this.stack[ply + 1].double_extensions =
-                    this.stack[ply].double_extensions + (extension >= 2) as i32;
+                this.stack[ply + 1].double_extensions += (extension >= 2) as i32;
 
                 // PVS: full window for the first move, null window (maybe reduced) for the rest.
                 if moves_searched == 1 {
@@ -461,9 +460,6 @@ impl Worker {
                 + ((eval - beta) / p.nmp_eval_div()).min(p.nmp_eval_max());
             let verify_depth = p.nmp_verify_depth();
             self.set_current_move(ply, None, us, None);
-            // The null-move child starts from this path's count of double extensions,
-            // not from what an earlier sibling's subtree left in its frame.
-            self.stack[ply + 1].double_extensions = self.stack[ply].double_extensions;
             self.keys.push(pos.hash());
             let v = -self.negamax(
                 ctx,
@@ -530,7 +526,6 @@ impl Worker {
             let key = self.prefetch_child(sh, pos, &m);
             let v = self.make_child(pos, m, key, |this, child| {
                 this.set_current_move(n.ply, Some(m), pos.turn(), None);
-                this.stack[n.ply + 1].double_extensions = this.stack[n.ply].double_extensions;
                 let (a, b) = (-pc_beta, -pc_beta + 1);
                 let v = -this.qsearch(ctx, child, a, b, n.ply + 1, 0);
                 if v >= pc_beta && pc_depth > 0 {
