@@ -51,6 +51,9 @@ impl Complexity {
             + self.offset;
         // Towards the side ahead when positive; never more than the lead when negative.
         let change = complexity.max(-eg.abs());
+        if T::ON && complexity < -eg.abs() {
+            t.endgame_floored();
+        }
         let leader = if eg > 0 { Color::White } else { Color::Black };
         t.offset(Section::Complexity, leader, S::new(0, change));
         match leader {

@@ -22,6 +22,10 @@ pub trait Tracer {
     /// `color`'s king-danger count, when it scores (positive): the slope of that
     /// score in the shelter sum king danger takes its share of.
     fn king_danger(&mut self, _color: Color, _danger: i32) {}
+    /// Complexity has just floored the endgame sum at zero (a negative complexity
+    /// larger than the lead): the endgame weights counted so far no longer move the
+    /// score, nearby.
+    fn endgame_floored(&mut self) {}
 }
 
 /// The tracer of the normal, fast evaluation.
@@ -46,6 +50,8 @@ pub(super) struct Counts {
     offsets: Vec<(Section, Color, S)>,
     /// Each side's king-danger count when it scores (White first), else 0.
     danger: [i32; 2],
+    /// The counts (White minus Black) when complexity floored the endgame sum.
+    floored_eg: Option<Vec<(u16, i16)>>,
 }
 
 impl Counts {
@@ -57,7 +63,18 @@ impl Counts {
             offset: S::default(),
             offsets: Vec::new(),
             danger: [0; 2],
+            floored_eg: None,
         }
+    }
+
+    /// Each feature's count, White minus Black, where non-zero.
+    fn net(&self) -> Vec<(u16, i16)> {
+        (0..f::COUNT)
+            .filter_map(|i| {
+                let c = self.white[i] - self.black[i];
+                (c != 0).then_some((i as u16, c as i16))
+            })
+            .collect()
     }
 }
 
@@ -78,6 +95,9 @@ impl Tracer for Counts {
     }
     fn king_danger(&mut self, color: Color, danger: i32) {
         self.danger[white_first(color)] = danger;
+    }
+    fn endgame_floored(&mut self) {
+        self.floored_eg = Some(self.net());
     }
 }
 
@@ -101,6 +121,10 @@ pub struct Coefficients {
     /// of the king's shelter shortfall is part of the count
     /// ([`Evaluator::shelter_counts`]).
     pub danger: [i32; 2],
+    /// When complexity floored the endgame sum at zero: the features counted before
+    /// it (White minus Black), whose endgame weights then do not move the score (the
+    /// slope of the endgame part is `features − floored_eg`).
+    pub floored_eg: Option<Vec<(u16, i16)>>,
 }
 
 /// Per-term breakdown of an evaluation, for the `eval` command and tuning.
@@ -155,18 +179,13 @@ impl Evaluator {
     pub fn coefficients(&mut self, pos: &Position) -> Coefficients {
         let mut counts = Counts::new(false);
         let (_, phase, scale) = self.white_score(pos.board(), &mut counts);
-        let features = (0..f::COUNT)
-            .filter_map(|i| {
-                let c = counts.white[i] - counts.black[i];
-                (c != 0).then_some((i as u16, c as i16))
-            })
-            .collect();
         Coefficients {
-            features,
+            features: counts.net(),
             phase,
             scale,
             offset: counts.offset,
             danger: counts.danger,
+            floored_eg: counts.floored_eg,
         }
     }
 }

@@ -379,8 +379,23 @@ impl Model {
                 }
             }
         }
+        // Where complexity floored the endgame sum at zero, the endgame weights
+        // counted before it (king danger's among them) do not move the score.
+        let danger_share = match c.floored_eg {
+            Some(_) => [share[0], 0.0],
+            None => share,
+        };
         if let Some(path) = path {
-            for (slot, g) in self.shelter_gradients(&evals[0], &c, pos, share, path) {
+            for (slot, g) in self.shelter_gradients(&evals[0], &c, pos, danger_share, path) {
+                lin.nl.push((slot, g as f32));
+                constant -= g * self.rounded(w, slot);
+                nl += 1;
+            }
+        }
+        for &(f, n) in c.floored_eg.iter().flatten() {
+            if let Some(slot) = self.feature_slot[usize::from(f)][1] {
+                // Cancels the slope the feature's term gives its endgame weight.
+                let g = -f64::from(n) * share[1];
                 lin.nl.push((slot, g as f32));
                 constant -= g * self.rounded(w, slot);
                 nl += 1;
@@ -903,6 +918,67 @@ mod tests {
             checked >= 4,
             "{checked} weights with a danger path worth checking"
         );
+    }
+
+    /// Where a negative complexity floors the endgame sum at zero, the endgame weights
+    /// counted before it do not move the evaluation nearby, and the linear form agrees:
+    /// its slope in each such weight is zero (a term's own slope would pull the weight
+    /// on a position the evaluation ignores), while the tempo, added after, keeps its.
+    #[test]
+    fn endgame_weights_floored_by_complexity_have_the_evaluations_slope() {
+        let file = ParamFile::load(&repo_params("eval.json")).unwrap();
+        let mut params = Params::default();
+        overlay(&mut params, std::slice::from_ref(&file), Field::Value).unwrap();
+        let model = Model::new(&file, &params, &[], &repo_params("eval.json")).unwrap();
+        // A drawish ending: one wing's pawns and a small lead.
+        let fens = [
+            "8/5pk1/6p1/8/3B4/6P1/5PK1/2b5 b - - 0 40",
+            "6k1/5p2/6p1/8/3N4/6P1/5PK1/2b5 w - - 0 40",
+        ];
+        let set = set_of(&model, &fens);
+        for (i, fen) in fens.iter().enumerate() {
+            let c = Evaluator::new(&params).coefficients(&Position::from_fen(fen, false).unwrap());
+            let floored = c.floored_eg.clone().expect("complexity floors this ending");
+            let slope = |j: usize| {
+                let at = |step: f64| {
+                    let mut w = model.start.clone();
+                    w[j] += step;
+                    let fw = model.feature_weights(&w);
+                    (
+                        Model::eval(&set, i, &fw, &w),
+                        engine_eval(&model.params_at(&w), fen),
+                    )
+                };
+                let ((lin_up, exact_up), (lin_down, exact_down)) = (at(1.0), at(-1.0));
+                ((lin_up - lin_down) / 2.0, (exact_up - exact_down) / 2.0)
+            };
+            let share_eg =
+                f64::from(PHASE_MAX - c.phase) / f64::from(PHASE_MAX) * f64::from(c.scale) / 100.0;
+            let mut checked = 0;
+            for &(f, n) in &floored {
+                let Some(slot) = model.feature_slot[usize::from(f)][1] else {
+                    continue;
+                };
+                let (linear, exact) = slope(slot as usize);
+                assert_eq!(exact, 0.0, "{fen}: feature {f}");
+                assert!(
+                    linear.abs() < 1e-3,
+                    "{fen}: feature {f} count {n}: linear slope {linear}"
+                );
+                checked += usize::from(f64::from(n).abs() * share_eg > 0.5);
+            }
+            assert!(
+                checked >= 3,
+                "{fen}: {checked} endgame weights worth checking"
+            );
+            let tempo = model.feature_slot[features::TEMPO][1]
+                .expect("the tempo's endgame weight is tuned");
+            let (linear, _) = slope(tempo as usize);
+            assert!(
+                (linear.abs() - share_eg).abs() < 1e-3,
+                "{fen}: tempo slope {linear}"
+            );
+        }
     }
 
     #[test]
