@@ -692,10 +692,7 @@ mod tests {
 
     #[test]
     fn linear_form_matches_the_evaluation_and_follows_king_danger_weights() {
-        let file = ParamFile::load(&repo_params("eval.json")).unwrap();
-        let mut params = Params::default();
-        overlay(&mut params, std::slice::from_ref(&file), Field::Value).unwrap();
-        let model = Model::new(&file, &params, &[], &repo_params("eval.json")).unwrap();
+        let (file, params, model) = committed_model(&[], |_| {});
         assert!(
             model.nonlinear.len() >= 10,
             "king danger weights are tuned through their gradient"
@@ -765,16 +762,45 @@ mod tests {
         }
     }
 
-    /// The committed evaluation with `king_danger_shelter_pct` at `share`, and a model
-    /// fitting the weights `wanted`.
-    fn model_with_share(share: i32, wanted: &[&str]) -> (Params, Model) {
+    /// The committed evaluation file, its parameters changed by `adjust`, and a model
+    /// fitting the weights `wanted` (none: every one).
+    fn committed_model(
+        wanted: &[&str],
+        adjust: impl FnOnce(&mut Params),
+    ) -> (ParamFile, Params, Model) {
         let file = ParamFile::load(&repo_params("eval.json")).unwrap();
         let mut params = Params::default();
         overlay(&mut params, std::slice::from_ref(&file), Field::Value).unwrap();
-        params.king_danger_shelter_pct = share;
+        adjust(&mut params);
         let wanted: Vec<String> = wanted.iter().map(|w| w.to_string()).collect();
         let model = Model::new(&file, &params, &wanted, &repo_params("eval.json")).unwrap();
+        (file, params, model)
+    }
+
+    /// The committed evaluation with `king_danger_shelter_pct` at `share`, and a model
+    /// fitting the weights `wanted`.
+    fn model_with_share(share: i32, wanted: &[&str]) -> (Params, Model) {
+        let (_, params, model) = committed_model(wanted, |p| p.king_danger_shelter_pct = share);
         (params, model)
+    }
+
+    /// The slopes in tuned slot `j` of position `i`'s linear form and of the engine's
+    /// evaluation of it (`fen`), by central differences over ±`step` from the start.
+    fn slopes(model: &Model, set: &Set, i: usize, fen: &str, j: usize, step: f64) -> (f64, f64) {
+        let at = |step: f64| {
+            let mut w = model.start.clone();
+            w[j] += step;
+            let fw = model.feature_weights(&w);
+            (
+                Model::eval(set, i, &fw, &w),
+                engine_eval(&model.params_at(&w), fen),
+            )
+        };
+        let ((lin_up, exact_up), (lin_down, exact_down)) = (at(step), at(-step));
+        (
+            (lin_up - lin_down) / (2.0 * step),
+            (exact_up - exact_down) / (2.0 * step),
+        )
     }
 
     /// The shelter, storm and outpost tables are fitted as linear weights (no
@@ -895,18 +921,7 @@ mod tests {
                 if model.start[j] - STEP < lo || model.start[j] + STEP > hi {
                     continue;
                 }
-                let at = |step: f64| {
-                    let mut w = model.start.clone();
-                    w[j] += step;
-                    let fw = model.feature_weights(&w);
-                    (
-                        Model::eval(&set, i, &fw, &w),
-                        engine_eval(&model.params_at(&w), fen),
-                    )
-                };
-                let ((lin_up, exact_up), (lin_down, exact_down)) = (at(STEP), at(-STEP));
-                let linear = (lin_up - lin_down) / (2.0 * STEP);
-                let exact = (exact_up - exact_down) / (2.0 * STEP);
+                let (linear, exact) = slopes(&model, &set, i, fen, j, STEP);
                 assert!(
                     (linear - exact).abs() <= 0.03 + 0.1 * f64::from(g).abs(),
                     "{fen} slot {j}: linear {linear} exact {exact} (danger path {g})"
@@ -926,10 +941,7 @@ mod tests {
     /// on a position the evaluation ignores), while the tempo, added after, keeps its.
     #[test]
     fn endgame_weights_floored_by_complexity_have_the_evaluations_slope() {
-        let file = ParamFile::load(&repo_params("eval.json")).unwrap();
-        let mut params = Params::default();
-        overlay(&mut params, std::slice::from_ref(&file), Field::Value).unwrap();
-        let model = Model::new(&file, &params, &[], &repo_params("eval.json")).unwrap();
+        let (_, params, model) = committed_model(&[], |_| {});
         // A drawish ending: one wing's pawns and a small lead.
         let fens = [
             "8/5pk1/6p1/8/3B4/6P1/5PK1/2b5 b - - 0 40",
@@ -939,19 +951,7 @@ mod tests {
         for (i, fen) in fens.iter().enumerate() {
             let c = Evaluator::new(&params).coefficients(&Position::from_fen(fen, false).unwrap());
             let floored = c.floored_eg.clone().expect("complexity floors this ending");
-            let slope = |j: usize| {
-                let at = |step: f64| {
-                    let mut w = model.start.clone();
-                    w[j] += step;
-                    let fw = model.feature_weights(&w);
-                    (
-                        Model::eval(&set, i, &fw, &w),
-                        engine_eval(&model.params_at(&w), fen),
-                    )
-                };
-                let ((lin_up, exact_up), (lin_down, exact_down)) = (at(1.0), at(-1.0));
-                ((lin_up - lin_down) / 2.0, (exact_up - exact_down) / 2.0)
-            };
+            let slope = |j: usize| slopes(&model, &set, i, fen, j, 1.0);
             let share_eg =
                 f64::from(PHASE_MAX - c.phase) / f64::from(PHASE_MAX) * f64::from(c.scale) / 100.0;
             let mut checked = 0;
@@ -983,10 +983,7 @@ mod tests {
 
     #[test]
     fn the_gradient_points_downhill_and_k_is_sane() {
-        let file = ParamFile::load(&repo_params("eval.json")).unwrap();
-        let mut params = Params::default();
-        overlay(&mut params, std::slice::from_ref(&file), Field::Value).unwrap();
-        let model = Model::new(&file, &params, &[], &repo_params("eval.json")).unwrap();
+        let (_, _, model) = committed_model(&[], |_| {});
         let mut set = set_of(&model, &ATTACKS);
         set.set_targets(0.01, 1.0);
         let k = fit_k(&model, &set, &model.start);
