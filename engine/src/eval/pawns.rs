@@ -45,11 +45,14 @@ pub struct PawnEntry {
 pub(super) const NO_KINGS: u16 = u16::MAX;
 
 impl PawnEntry {
-    /// The entry of no pawns at all, valid as it stands (no king shelter cached yet).
+    /// The entry of no pawns at all, valid as it stands (no king shelter cached yet):
+    /// a probe of no pawns hits it without computing anything, so its holes are the
+    /// whole of each side's outpost ranks (no enemy pawn guards any).
     fn empty() -> PawnEntry {
         PawnEntry {
             king: [64; 2],
             kings: NO_KINGS,
+            holes: enemy_pawn_holes(0, 0),
             ..PawnEntry::default()
         }
     }

@@ -1071,6 +1071,29 @@ fn pawn_cache_agrees_with_a_fresh_evaluation() {
     }
 }
 
+/// A position without pawns hits the pawn cache's empty entry without computing it:
+/// its outposts (every minor on ranks 4 to 6 is on a hole no pawn guards) score as a
+/// fresh evaluation's and the trace's do.
+#[test]
+fn pawnless_outposts_score_from_a_fresh_cache() {
+    let mut params = Params::default();
+    for name in [
+        "outpost_knight_undefended_mg",
+        "outpost_knight_undefended_eg",
+        "outpost_bishop_undefended_mg",
+        "outpost_bishop_undefended_eg",
+    ] {
+        params.set_by_name(name, "40").unwrap();
+    }
+    // A knight on e5 beside the rooks (alone it could not win: scaled to zero).
+    let p = pos("r3k3/8/8/4N3/8/8/8/R3K3 w - - 0 1");
+    let base = Evaluator::new(&Params::default()).evaluate(&p);
+    let mut fresh = Evaluator::new(&params);
+    let score = fresh.evaluate(&p);
+    assert!(score > base, "the outpost scores: {score} against {base}");
+    assert_eq!(score, fresh.trace(&p).score);
+}
+
 #[test]
 fn every_eval_weight_changes_the_evaluation_somewhere() {
     let mut positions = random_positions(400, 5);
