@@ -50,8 +50,9 @@ impl Complexity {
             + self.pawn_endgame * i32::from(pawns_only)
             + self.offset;
         // Towards the side ahead when positive; never more than the lead when negative.
-        let change = complexity.max(-eg.abs());
-        if T::ON && complexity < -eg.abs() {
+        let floor = -eg.abs();
+        let change = complexity.max(floor);
+        if T::ON && complexity < floor {
             t.endgame_floored();
         }
         let leader = if eg > 0 { Color::White } else { Color::Black };

@@ -357,7 +357,9 @@ impl Model {
             f64::from(PHASE_MAX - c.phase) / f64::from(PHASE_MAX) * scale,
         ];
         let mut constant = f64::from(c.offset.mg) * share[0] + f64::from(c.offset.eg) * share[1];
-        let mut nl = 0;
+        // (slot, d eval / d weight) of every weight the features' terms do not carry
+        // at their own slope, taken into the constant at the rounded weights.
+        let mut gradients: Vec<(u32, f64)> = Vec::new();
         if !self.nonlinear.is_empty() {
             let f0 = white_eval(&c, evals[0].weights());
             let f = |e: &mut Evaluator| {
@@ -370,11 +372,7 @@ impl Model {
                     let (lo, hi) = (f(&mut evals[3 + 2 * i]), f(&mut evals[4 + 2 * i]));
                     let g = (hi - lo) / deltas[i];
                     if g != 0.0 {
-                        lin.nl.push((n.slot, g as f32));
-                        constant -= g * w[n.slot as usize]
-                            .round()
-                            .clamp(f64::from(n.min), f64::from(n.max));
-                        nl += 1;
+                        gradients.push((n.slot, g));
                     }
                 }
             }
@@ -386,22 +384,19 @@ impl Model {
             None => share,
         };
         if let Some(path) = path {
-            for (slot, g) in self.shelter_gradients(&evals[0], &c, pos, danger_share, path) {
-                lin.nl.push((slot, g as f32));
-                constant -= g * self.rounded(w, slot);
-                nl += 1;
-            }
+            gradients.extend(self.shelter_gradients(&evals[0], &c, pos, danger_share, path));
         }
         for &(f, n) in c.floored_eg.iter().flatten() {
             if let Some(slot) = self.feature_slot[usize::from(f)][1] {
                 // Cancels the slope the feature's term gives its endgame weight.
-                let g = -f64::from(n) * share[1];
-                lin.nl.push((slot, g as f32));
-                constant -= g * self.rounded(w, slot);
-                nl += 1;
+                gradients.push((slot, -f64::from(n) * share[1]));
             }
         }
-        lin.nl_counts.push(nl);
+        for &(slot, g) in &gradients {
+            lin.nl.push((slot, g as f32));
+            constant -= g * self.rounded(w, slot);
+        }
+        lin.nl_counts.push(gradients.len() as u32);
         lin.constant.push(constant as f32);
         lin.share.push([share[0] as f32, share[1] as f32]);
         lin.counts.push(c.features.len() as u32);
