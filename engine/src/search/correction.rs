@@ -212,7 +212,9 @@ impl CorrectionHistory {
         let cap = p.corr_max() * GRAIN;
         let bonus = (error as i64 * (GRAIN * depth * p.corr_rate()) as i64 / 1000)
             .clamp(-cap as i64 / 4, cap as i64 / 4) as i32;
-        let gravity = |e: &mut i32| *e += bonus - *e * bonus.abs() / cap;
+        // In i64: an entry times a bonus passes i32 once corr_max exceeds 362.
+        let gravity =
+            |e: &mut i32| *e += bonus - (*e as i64 * bonus.abs() as i64 / cap as i64) as i32;
         let side = k.side & 1;
         gravity(&mut self.pawn[side][k.pawns % SIZE]);
         gravity(&mut self.pieces[0][side][k.pieces[0] % SIZE]);
@@ -274,6 +276,27 @@ mod tests {
         }
         assert!(ch.correction(&p, k) <= 4 * p.corr_max(), "saturates");
         assert!(ch.corrected(&p, k, super::super::MATE_BOUND - 2) < super::super::MATE_BOUND);
+    }
+
+    /// The gravity step multiplies an entry (up to corr_max * GRAIN) by a bonus (up to
+    /// a quarter of that) in i32: at the parameter's largest value it must not wrap
+    /// (a debug build panics on overflow).
+    #[test]
+    fn the_largest_corr_max_saturates_without_overflow() {
+        let mut p = params(100, 100, 100);
+        for name in ["corr_max", "corr_rate"] {
+            let max = crate::params::PARAM_SPECS[crate::params::index_of(name).unwrap()].max;
+            p.set_by_name(name, &max.to_string()).unwrap();
+        }
+        let k = keys(&pos("4k3/pp6/8/8/8/8/PP6/4K1N1 w - - 0 1"));
+        let mut ch = CorrectionHistory::new_boxed();
+        for error in [30_000, -30_000, 30_000, 30_000, -30_000] {
+            for _ in 0..50 {
+                ch.update(&p, k, 60, error);
+            }
+            let c = ch.correction(&p, k);
+            assert!(c.abs() <= 4 * p.corr_max(), "saturates: {c}");
+        }
     }
 
     #[test]

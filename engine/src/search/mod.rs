@@ -50,6 +50,9 @@ use tt::{TranspositionTable, TtHit, eval_from_tt};
 
 /// How often (in nodes) the clock and the stop flag are polled.
 const CHECK_EVERY_NODES: u64 = 1024;
+/// tt_: no cut-off from a stored score once the fifty-move counter reaches this: the
+/// entry may come from a path with a lower counter, blind to a draw a few plies away.
+const TT_CUT_HALFMOVES: u32 = 90;
 /// Most search threads (`Threads`).
 pub const MAX_THREADS: usize = 256;
 /// Most lines `MultiPV` may ask for.
@@ -264,6 +267,9 @@ struct Worker {
     root_moves: Vec<Move>,
     /// MultiPV: root moves of the better lines, left out of the current line's search.
     root_excluded: Vec<Move>,
+    /// asp_: the line (best move, reply) of this iteration's latest root fail high,
+    /// kept in case the stop cuts its re-search short (the re-search resets the PV).
+    root_fail_high: Option<(Move, Option<Move>)>,
     /// tm_: nodes this search has spent under each root move (all iterations).
     root_move_nodes: Vec<(Move, u64)>,
     nodes: u64,
@@ -290,6 +296,7 @@ impl Worker {
             root_keys: 0,
             root_moves: Vec::new(),
             root_excluded: Vec::new(),
+            root_fail_high: None,
             root_move_nodes: Vec::new(),
             nodes: 0,
             reported: 0,
@@ -759,6 +766,7 @@ impl Worker {
             && beta - alpha <= 1
             && h.depth >= depth
             && h.cuts(alpha, beta)
+            && pos.halfmoves() < TT_CUT_HALFMOVES
         {
             // The move of an entry that settles the node is unpacked for the count
             // (the other nodes count it in `negamax`) and for hist_tt_cut only.

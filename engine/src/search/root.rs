@@ -14,7 +14,7 @@ use crate::score::{INF, MATE_BOUND, MAX_PLY, Score};
 
 /// One completed principal variation of an iteration (MultiPV line).
 #[derive(Clone, Debug)]
-struct Line {
+pub(super) struct Line {
     score: i32,
     pv: Vec<Move>,
 }
@@ -239,21 +239,28 @@ impl Worker {
 
     /// Step 3: what an iteration the stop interrupted adds to `result`: the best line
     /// if it completed (later lines did not), else a root move searched to the end
-    /// above alpha (it failed high or became the new best).
-    fn keep_interrupted_iteration(&self, lines: &[Line], result: &mut SearchResult) {
+    /// above alpha (it failed high or became the new best), else the move that
+    /// failed high in an earlier window of this iteration, its re-search cut short:
+    /// it beat the previous best move, which was searched before it.
+    pub(super) fn keep_interrupted_iteration(&self, lines: &[Line], result: &mut SearchResult) {
         if let Some(line) = lines.first() {
             result.best_move = line.pv.first().copied().or(result.best_move);
             result.ponder_move = line.pv.get(1).copied();
-        } else if self.pv_len[0] > 0
-            && let Some(best) = self.pv[0][0]
-        {
+        } else if let Some((best, reply)) = self.root_line().or(self.root_fail_high) {
             result.best_move = Some(best);
-            result.ponder_move = if self.pv_len[0] > 1 {
-                self.pv[0][1]
-            } else {
-                None
-            };
+            result.ponder_move = reply;
         }
+    }
+
+    /// The root's best move and reply of the current search, if a move raised alpha.
+    fn root_line(&self) -> Option<(Move, Option<Move>)> {
+        let best = self.pv[0][0].filter(|_| self.pv_len[0] > 0)?;
+        let reply = if self.pv_len[0] > 1 {
+            self.pv[0][1]
+        } else {
+            None
+        };
+        Some((best, reply))
     }
 
     /// Step 4: records the iteration's statistics and sends one `info` per line
@@ -365,17 +372,21 @@ impl Worker {
         }
         let mut failed_low = false;
         let mut search_depth = depth;
+        self.root_fail_high = None;
         loop {
             let s = self.negamax(ctx, root, alpha, beta, search_depth, 0, false);
             if self.stopped {
                 return (s, failed_low);
             }
             if s <= alpha {
+                // A move that failed high before has now fallen below the window.
+                self.root_fail_high = None;
                 failed_low = true;
                 search_depth = depth;
                 beta = (alpha + beta) / 2;
                 alpha = (s - delta).max(-INF);
             } else if s >= beta {
+                self.root_fail_high = self.root_line();
                 beta = (s + delta).min(INF);
                 if depth - search_depth < p.asp_fail_high_plies()
                     && search_depth > 1

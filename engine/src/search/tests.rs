@@ -781,3 +781,52 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         assert!(acted > 0, "{name} {value} never acts");
     }
 }
+
+/// A stop that cuts short the re-search after a root fail high plays the move that
+/// failed high (it beat the previous best move, which was searched before it), unless
+/// a move already raised alpha in the window being searched.
+#[test]
+fn an_interrupted_re_search_after_a_root_fail_high_plays_the_move_that_failed_high() {
+    let pos = Position::from_fen(
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        false,
+    )
+    .unwrap();
+    let uci = |p: &Position, s: &str| {
+        let m = s.parse::<shakmaty::uci::UciMove>().unwrap();
+        m.to_move(p.board()).unwrap()
+    };
+    let (previous_best, failed_high, new_best) =
+        (uci(&pos, "e2e4"), uci(&pos, "d2d4"), uci(&pos, "g1f3"));
+    let reply = uci(&pos.play(failed_high), "d7d5");
+    let mut worker = Worker::new(&Params::default());
+    let mut result = SearchResult {
+        best_move: Some(previous_best),
+        ponder_move: None,
+        score: Score::Cp(0),
+        depth: 12,
+        nodes: 0,
+    };
+    worker.pv_len[0] = 0;
+    worker.keep_interrupted_iteration(&[], &mut result);
+    assert_eq!(
+        result.best_move,
+        Some(previous_best),
+        "nothing new: the last iteration's move"
+    );
+
+    worker.root_fail_high = Some((failed_high, Some(reply)));
+    worker.keep_interrupted_iteration(&[], &mut result);
+    assert_eq!(
+        (result.best_move, result.ponder_move),
+        (Some(failed_high), Some(reply))
+    );
+
+    worker.pv[0][0] = Some(new_best);
+    worker.pv_len[0] = 1;
+    worker.keep_interrupted_iteration(&[], &mut result);
+    assert_eq!(
+        (result.best_move, result.ponder_move),
+        (Some(new_best), None)
+    );
+}
