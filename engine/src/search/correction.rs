@@ -279,8 +279,8 @@ mod tests {
     }
 
     /// The gravity step multiplies an entry (up to corr_max * GRAIN) by a bonus (up to
-    /// a quarter of that) in i32: at the parameter's largest value it must not wrap
-    /// (a debug build panics on overflow).
+    /// a quarter of that): at the parameters' largest values the product passes i32
+    /// and must not wrap (a debug build panics on overflow).
     #[test]
     fn the_largest_corr_max_saturates_without_overflow() {
         let mut p = params(100, 100, 100);
