@@ -24,6 +24,9 @@ pub const NO_SCORE: i32 = -INF - 1;
 pub const TB_WIN: i32 = MATE_BOUND - 1 - MAX_PLY as i32;
 /// Scores at or beyond this magnitude are tablebase wins (or mates).
 pub const TB_WIN_BOUND: i32 = TB_WIN - MAX_PLY as i32;
+/// The static evaluation's largest magnitude: whatever the parameters, an evaluation
+/// stays below every tablebase-win and mate score.
+pub const EVAL_MAX: i32 = TB_WIN_BOUND - 1;
 
 /// A score as UCI reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -27,7 +27,7 @@ use super::features::{self as f, Section};
 use super::shelter;
 use super::trace::{NoTrace, Tracer};
 use crate::params::Params;
-use crate::score::S;
+use crate::score::{EVAL_MAX, S};
 
 /// The king-danger parameters, read once per `refresh`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -151,7 +151,11 @@ impl KingDanger {
         if danger <= 0 {
             return S::default();
         }
-        let s = S::new(-danger * danger / k.quadratic_div, -danger / k.linear_div);
+        // Squared in i64: a count past 46,340 (weights at the ends of their ranges)
+        // would wrap in i32.
+        let quadratic = i64::from(danger).pow(2) / i64::from(k.quadratic_div);
+        let mg = quadratic.min(i64::from(EVAL_MAX)) as i32;
+        let s = S::new(-mg, -danger / k.linear_div);
         t.offset(Section::KingSafety, us, s);
         t.king_danger(us, danger);
         s

@@ -43,6 +43,7 @@ mod trace;
 use crate::params::Params;
 use crate::position::{Position, PsqTable};
 use crate::rays::{self, pawn_attacks, pawn_double_attacks, relative_rank};
+use crate::score::EVAL_MAX;
 /// The tapered score pair, re-exported for the evaluation's users.
 pub use crate::score::S;
 use cache::EvalCache;
@@ -202,6 +203,9 @@ impl Evaluator {
         }
         let psq = pos.psq(&self.psq_table);
         let (white, _, _) = self.white_score_psq(pos.board(), psq, &mut NoTrace);
+        // Parameters at the ends of their ranges (a steep king danger) could pass
+        // the mate band, which the search would take for a proven result.
+        let white = white.clamp(-EVAL_MAX, EVAL_MAX);
         let score = if pos.turn() == Color::White {
             white
         } else {

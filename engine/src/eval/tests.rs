@@ -440,6 +440,32 @@ fn only_danger(set: impl Fn(&mut Params)) -> Params {
     p
 }
 
+/// Every king-danger weight at the top of its range and the steepest divisors: the
+/// count squares past i32 in i64, and the evaluation stays below the tablebase-win
+/// and mate scores, which the search would take for a proven result.
+#[test]
+fn king_danger_at_the_ends_of_its_ranges_stays_below_the_mate_band() {
+    let mut p = Params::default();
+    for (i, spec) in PARAM_SPECS.iter().enumerate() {
+        let divisor = spec.name.ends_with("_div");
+        if spec.name.starts_with("king_danger_") && spec.name != "king_danger_no_queen" {
+            p.set(i, if divisor { spec.min } else { spec.max }).unwrap();
+        }
+    }
+    // Three queens, rooks and minors around a bare black king in the corner.
+    for fen in [
+        "k7/8/1QQ5/1Q6/2RR4/2BB4/2NN4/6K1 b - - 0 1",
+        "6k1/5p1p/4QNQ1/5Q2/8/8/5PPP/3RR1K1 b - - 0 1",
+    ] {
+        let score = eval_with(&p, fen);
+        assert!(score.abs() <= crate::score::EVAL_MAX, "{fen}: {score}");
+        assert!(
+            score.abs() > 10_000,
+            "{fen}: the danger is not steep: {score}"
+        );
+    }
+}
+
 #[test]
 fn king_danger_counts_attackers_zone_weak_squares_and_checks() {
     // Queen h5 and knight g5 against a king on g8 behind f7 g7 h7. White king far.

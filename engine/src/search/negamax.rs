@@ -16,7 +16,7 @@ use super::{Ctx, Shared, Worker};
 use crate::movegen::is_noisy;
 use crate::params::Params;
 use crate::position::Position;
-use crate::score::{INF, MATE, MATE_BOUND, MAX_PLY, NO_SCORE};
+use crate::score::{INF, MATE, MATE_BOUND, MAX_PLY, NO_SCORE, TB_WIN_BOUND};
 
 /// What the sections of one node read once its static eval is known. Passed by
 /// value to the inlined helpers: by reference it compiles to more instructions.
@@ -475,7 +475,9 @@ impl Worker {
                 return Some(0);
             }
             if v >= beta {
-                let v = if v >= MATE_BOUND { beta } else { v };
+                // A mate or tablebase win after a pass proves no win here: a pass is
+                // no legal move, and it may escape a zugzwang the real moves meet.
+                let v = if v >= TB_WIN_BOUND { beta } else { v };
                 if depth < verify_depth {
                     return Some(v);
                 }
