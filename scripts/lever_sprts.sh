@@ -20,7 +20,9 @@
 # to commit (under docs/data/) so the result outlives the machine. On another machine,
 # the same command with the same KEEP starts from that copy; the missing binary is the
 # TUNER given (build the commit named in FOLDER/origin.txt), and the declaration's
-# sha256 refuses any other build.
+# sha256 refuses any other build. Build it in the repository's own checkout (git
+# checkout, not a worktree elsewhere): the binary holds its sources' paths, so the same
+# commit built under another folder has another sha256.
 #
 # Knobs (environment):
 #   TUNER     the tuner copied by the first run       [target/release/tuner]
