@@ -184,13 +184,18 @@ impl Position {
         } else {
             CastlingMode::Standard
         };
-        let board: Chess =
-            parsed
-                .into_position(mode)
-                .map_err(|e| PositionError::IllegalPosition {
-                    fen: fen.to_string(),
-                    reason: e.to_string(),
-                })?;
+        // Castling rights without their king or rook and an en passant square no pawn
+        // could use are dropped, as other engines and GUIs do: opening books carry
+        // them, and refusing the position would leave a match runner's `go` answered
+        // for the previous one.
+        let board: Chess = parsed
+            .into_position(mode)
+            .or_else(shakmaty::PositionError::ignore_invalid_castling_rights)
+            .or_else(shakmaty::PositionError::ignore_invalid_ep_square)
+            .map_err(|e| PositionError::IllegalPosition {
+                fen: fen.to_string(),
+                reason: e.to_string(),
+            })?;
         Ok(Self::from_chess(board))
     }
 
@@ -714,6 +719,24 @@ mod tests {
             Err(PositionError::MalformedMove(_))
         ));
         assert_eq!(p.move_to_uci(p.parse_uci_move("g1f3").unwrap()), "g1f3");
+    }
+
+    #[test]
+    fn stale_castling_rights_and_en_passant_squares_are_dropped() {
+        for (fen, cleaned) in [
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w KQkq - 0 1",
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w Qkq - 0 1",
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e3 0 1",
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1",
+            ),
+        ] {
+            let p = Position::from_fen(fen, false).unwrap();
+            assert_eq!(p.fen(), cleaned);
+            assert_eq!(p.hash(), Position::from_fen(cleaned, false).unwrap().hash());
+        }
     }
 
     #[test]

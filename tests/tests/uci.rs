@@ -350,8 +350,8 @@ fn every_bad_input_gets_one_error_line_and_changes_nothing() {
         "go depth",
         "go nodes 0",
         "go movetime -5",
-        "go wtime -100 btime 100",
-        "go wtime 100 btime -100",
+        "go wtime x btime 100",
+        "go wtime 100 btime 1.5",
         "go winc -1 wtime 100",
         "go movestogo 0 wtime 100",
         "go foo",
@@ -411,12 +411,34 @@ fn error_messages_name_the_problem_and_what_is_allowed() {
         reply.contains("e2e4") && reply.contains("illegal"),
         "{reply}"
     );
-    e.send("go wtime -1");
+    e.send("go winc -1 wtime 100");
     let reply = e.sync().join("\n");
     assert!(
-        reply.contains("wtime") && reply.contains("non-negative"),
+        reply.contains("winc") && reply.contains("non-negative"),
         "{reply}"
     );
+}
+
+/// cutechess with a time margin sends a clock below zero once a side has used part of
+/// the margin: the engine still answers, at once, with a legal move.
+#[test]
+fn an_overdrawn_clock_still_gets_a_legal_move_at_once() {
+    let mut e = ready_engine();
+    for args in [
+        "wtime -37 btime 5000 winc 100 binc 100",
+        "wtime 5000 btime -37",
+    ] {
+        let start = Instant::now();
+        let lines = go(&mut e, args);
+        assert_legal(&Chess::default(), &bestmove(&lines), &lines);
+        let elapsed = start.elapsed().as_millis();
+        let budget = if args.starts_with("wtime -") {
+            1_000
+        } else {
+            6_000
+        };
+        assert!(elapsed < budget, "go {args} took {elapsed} ms");
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -26,6 +26,7 @@ use shakmaty::{Board, Color, Position as _};
 
 use crate::params::Params;
 use crate::position::Position;
+use crate::score::EVAL_MAX;
 
 /// Fixed-point scale of the entries: 1/256 of a centipawn.
 const GRAIN: i32 = 256;
@@ -200,10 +201,11 @@ impl CorrectionHistory {
             / (100 * GRAIN)
     }
 
-    /// `raw` static eval plus the correction, kept away from the mate range.
+    /// `raw` static eval plus the correction, kept below the tablebase-win and mate
+    /// band as the evaluation itself is.
     #[inline(always)]
     pub fn corrected(&self, p: &Params, k: CorrectionKeys, raw: i32) -> i32 {
-        (raw + self.correction(p, k)).clamp(-super::MATE_BOUND + 1, super::MATE_BOUND - 1)
+        (raw + self.correction(p, k)).clamp(-EVAL_MAX, EVAL_MAX)
     }
 
     /// A search of `depth` found the node worth `error` centipawns more than its
@@ -275,7 +277,7 @@ mod tests {
             ch.update(&p, k, 30, 5000);
         }
         assert!(ch.correction(&p, k) <= 4 * p.corr_max(), "saturates");
-        assert!(ch.corrected(&p, k, super::super::MATE_BOUND - 2) < super::super::MATE_BOUND);
+        assert_eq!(ch.corrected(&p, k, EVAL_MAX - 2), EVAL_MAX);
     }
 
     /// The gravity step multiplies an entry (up to corr_max * GRAIN) by a bonus (up to

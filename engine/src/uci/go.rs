@@ -63,6 +63,7 @@ pub(super) fn parse_go(
     move_overhead_ms: u64,
 ) -> Result<GoRequest, String> {
     const TIME: &str = "a non-negative number of milliseconds";
+    const CLOCK: &str = "a number of milliseconds";
     let max_depth = MAX_PLY as i64 - 1;
     let mut limits = Limits {
         move_overhead_ms,
@@ -75,6 +76,10 @@ pub(super) fn parse_go(
         let keyword = args[i];
         let next = args.get(i + 1);
         let time = || go_number(keyword, next, 0, i64::MAX, TIME).map(|v| v as u64);
+        // An overdrawn clock counts as no time left, not as bad input: cutechess with a
+        // time margin sends a side's time below zero once it has used part of the
+        // margin, and a `go` refused would leave no bestmove and lose on time.
+        let clock = || go_number(keyword, next, i64::MIN, i64::MAX, CLOCK).map(|v| v.max(0) as u64);
         match keyword {
             "depth" => {
                 let what = format!("a depth from 1 to {max_depth}");
@@ -85,8 +90,8 @@ pub(super) fn parse_go(
                     Some(go_number(keyword, next, 1, i64::MAX, "a positive node count")? as u64)
             }
             "movetime" => limits.movetime_ms = Some(time()?),
-            "wtime" => wtime = Some(time()?),
-            "btime" => btime = Some(time()?),
+            "wtime" => wtime = Some(clock()?),
+            "btime" => btime = Some(clock()?),
             "winc" => winc = time()?,
             "binc" => binc = time()?,
             "movestogo" => {
@@ -183,6 +188,21 @@ mod tests {
         let black = parse_go(&args, &black_to_move, 30).unwrap();
         let clock = black.limits.clock.unwrap();
         assert_eq!((clock.time_ms, clock.inc_ms), (2000, 20));
+    }
+
+    #[test]
+    fn an_overdrawn_clock_is_no_time_left_and_other_negatives_are_refused() {
+        let args = ["wtime", "-37", "btime", "5000", "winc", "100"];
+        let clock = parse_go(&args, &Position::startpos(), 30)
+            .unwrap()
+            .limits
+            .clock
+            .unwrap();
+        assert_eq!((clock.time_ms, clock.inc_ms), (0, 100));
+        for bad in [["winc", "-1"], ["movetime", "-5"], ["wtime", "x"]] {
+            let err = parse_go(&bad, &Position::startpos(), 30).unwrap_err();
+            assert!(err.contains(bad[0]), "{err}");
+        }
     }
 
     #[test]
