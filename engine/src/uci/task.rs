@@ -74,6 +74,8 @@ impl Shell {
         let stats = self.settings.search_stats;
         let thread_control = Arc::clone(&control);
         let spawned = worker_thread("search").spawn(move || {
+            // Debug and test builds answer a panic with a fallback move; the release
+            // profile has `panic = "abort"`, which ends the process instead.
             let run = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 search_and_report(&mut searcher, &game, &limits, &thread_control, &out, stats)
             }));
