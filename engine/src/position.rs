@@ -171,6 +171,20 @@ impl Position {
 
     /// Parses a FEN. `chess960` selects Shredder/X-FEN castling semantics.
     pub fn from_fen(fen: &str, chess960: bool) -> Result<Self, PositionError> {
+        Self::parse_fen(fen, chess960, false)
+    }
+
+    /// [`Position::from_fen`] for what a GUI or match runner sends: castling rights
+    /// without their king or rook and an en passant square no pawn could use are
+    /// dropped, as other engines do. Opening books carry them, and refusing the
+    /// position would leave the next `go` answered for the previous one. (A book
+    /// reader keeps the strict parse: it tells Chess960 castling rights from stale
+    /// ones by the standard reading's refusal.)
+    pub fn from_fen_lenient(fen: &str, chess960: bool) -> Result<Self, PositionError> {
+        Self::parse_fen(fen, chess960, true)
+    }
+
+    fn parse_fen(fen: &str, chess960: bool, lenient: bool) -> Result<Self, PositionError> {
         let fen = fen.trim();
         let parsed: Fen =
             fen.parse().map_err(
@@ -184,18 +198,16 @@ impl Position {
         } else {
             CastlingMode::Standard
         };
-        // Castling rights without their king or rook and an en passant square no pawn
-        // could use are dropped, as other engines and GUIs do: opening books carry
-        // them, and refusing the position would leave a match runner's `go` answered
-        // for the previous one.
-        let board: Chess = parsed
-            .into_position(mode)
-            .or_else(shakmaty::PositionError::ignore_invalid_castling_rights)
-            .or_else(shakmaty::PositionError::ignore_invalid_ep_square)
-            .map_err(|e| PositionError::IllegalPosition {
-                fen: fen.to_string(),
-                reason: e.to_string(),
-            })?;
+        let mut board = parsed.into_position(mode);
+        if lenient {
+            board = board
+                .or_else(shakmaty::PositionError::ignore_invalid_castling_rights)
+                .or_else(shakmaty::PositionError::ignore_invalid_ep_square);
+        }
+        let board: Chess = board.map_err(|e| PositionError::IllegalPosition {
+            fen: fen.to_string(),
+            reason: e.to_string(),
+        })?;
         Ok(Self::from_chess(board))
     }
 
@@ -722,7 +734,7 @@ mod tests {
     }
 
     #[test]
-    fn stale_castling_rights_and_en_passant_squares_are_dropped() {
+    fn a_lenient_parse_drops_stale_castling_rights_and_en_passant_squares() {
         for (fen, cleaned) in [
             (
                 "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w KQkq - 0 1",
@@ -733,7 +745,8 @@ mod tests {
                 "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1",
             ),
         ] {
-            let p = Position::from_fen(fen, false).unwrap();
+            assert!(Position::from_fen(fen, false).is_err(), "{fen}");
+            let p = Position::from_fen_lenient(fen, false).unwrap();
             assert_eq!(p.fen(), cleaned);
             assert_eq!(p.hash(), Position::from_fen(cleaned, false).unwrap().hash());
         }

@@ -31,7 +31,7 @@ pub(super) struct PositionSpec {
 impl PositionSpec {
     pub(super) fn build(&self, chess960: bool) -> Result<Game, String> {
         let fen = self.fen.as_deref().unwrap_or(START_FEN);
-        let start = Position::from_fen(fen, chess960).map_err(|e| e.to_string())?;
+        let start = Position::from_fen_lenient(fen, chess960).map_err(|e| e.to_string())?;
         let mut game = Game::new(start);
         for (i, text) in self.moves.iter().enumerate() {
             game.play_uci(text)
