@@ -710,6 +710,9 @@ fn search_switches_at_zero_are_off_and_on_change_the_search() {
         ("pvs_research_fail_high", "0"),
         ("qs_check_plies", "0"),
         ("asp_fail_high_plies", "0"),
+        // The narrowest aspiration window, so that some root search fails high
+        // whatever the evaluation's values: the fail-high reduction then acts when on.
+        ("asp_delta", "5"),
         ("fp_history_max", "196608"),
         ("ext_se_limit_quiets", "256"),
         ("ext_se_limit_noisy", "0"),
