@@ -431,7 +431,8 @@ impl Searcher {
         if plain_root && let Some(result) = self.tablebase_root(game, on_info) {
             return result;
         }
-        self.shared.tt.new_search();
+        let refresh_on_hit = self.shared.params.tt_refresh_hit() != 0;
+        self.shared.tt.new_search(refresh_on_hit);
         if !self.helpers.is_empty() {
             return self.search_with_helpers(game, limits, control, on_info);
         }
