@@ -431,8 +431,7 @@ impl Searcher {
         if plain_root && let Some(result) = self.tablebase_root(game, on_info) {
             return result;
         }
-        let refresh_on_hit = self.shared.params.tt_refresh_hit() != 0;
-        self.shared.tt.new_search(refresh_on_hit);
+        self.shared.tt.new_search();
         if !self.helpers.is_empty() {
             return self.search_with_helpers(game, limits, control, on_info);
         }

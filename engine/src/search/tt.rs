@@ -254,8 +254,6 @@ const GEN_CYCLE: i32 = 256;
 pub struct TranspositionTable {
     buckets: Buckets,
     generation: u8,
-    /// tt_refresh_hit: a probe that finds an entry of an earlier search marks it current.
-    refresh_on_hit: bool,
 }
 
 /// Mate and tablebase-win scores are stored as distance from this node, not from
@@ -364,7 +362,6 @@ impl TranspositionTable {
         TranspositionTable {
             buckets,
             generation: 0,
-            refresh_on_hit: false,
         }
     }
 
@@ -395,11 +392,9 @@ impl TranspositionTable {
         self.generation = 0;
     }
 
-    /// Called once per search so older entries become preferred victims;
-    /// `refresh_on_hit` is the search's `tt_refresh_hit`.
-    pub fn new_search(&mut self, refresh_on_hit: bool) {
+    /// Called once per search so older entries become preferred victims.
+    pub fn new_search(&mut self) {
         self.generation = self.generation.wrapping_add(GEN_STEP);
-        self.refresh_on_hit = refresh_on_hit;
     }
 
     #[inline(always)]
@@ -423,14 +418,10 @@ impl TranspositionTable {
         let key = hash as u16;
         let bucket = &self.buckets[self.index(hash)];
         // Only the matching entry is decoded (the probe is on every node's path).
-        let (slot, d) = (0..BUCKET_ENTRIES)
-            .map(|i| (i, bucket.load_raw(i)))
-            .find(|&(_, (k, d))| k == key && (d >> 56) & 3 != 0)
-            .map(|(i, (_, d))| (i, d))?;
-        if self.refresh_on_hit {
-            self.refresh(bucket, slot, key, d);
-        }
-        let e = Entry::from_data(key, d);
+        let e = (0..BUCKET_ENTRIES)
+            .map(|i| bucket.load_raw(i))
+            .find(|&(k, d)| k == key && (d >> 56) & 3 != 0)
+            .map(|(k, d)| Entry::from_data(k, d))?;
         let bound = match e.gen_bound & 3 {
             1 => Bound::Upper,
             2 => Bound::Lower,
@@ -444,20 +435,6 @@ impl TranspositionTable {
             bound,
             pv: e.pv,
         })
-    }
-
-    // tt_refresh_hit: an entry that a later search finds is still in use, though no
-    // store renews it when its node is settled by the cut-off it gives. Marked current
-    // on the hit (as Ethereal does), a deep entry of the previous move is no longer
-    // the first victim of the replacement, nor overwritten by a shallower bound.
-    #[inline(always)]
-    fn refresh(&self, bucket: &Bucket, slot: usize, key: u16, d: u64) {
-        const GEN_BITS: u64 = 0xfc << 56;
-        let fresh = d & !GEN_BITS | (self.generation as u64) << 56;
-        if fresh != d {
-            bucket.data[slot].store(fresh, Ordering::Relaxed);
-            bucket.checks[slot].store(key ^ fold(fresh), Ordering::Relaxed);
-        }
     }
 
     /// Stores a search result. Same-position entries are overwritten unless they are
@@ -517,8 +494,7 @@ impl TranspositionTable {
         bucket.save(slot, &e);
     }
 
-    /// Per mille of entries written during the current search, or renewed in it by a hit
-    /// (`tt_refresh_hit`); the first 1000 entries sampled.
+    /// Per mille of entries written during the current search (first 1000 entries sampled).
     pub fn hashfull(&self) -> u32 {
         let mut used: u32 = 0;
         let mut seen: u32 = 0;
@@ -663,7 +639,6 @@ mod tests {
         let tt = TranspositionTable {
             buckets: Buckets::new(1).unwrap(),
             generation: 0,
-            refresh_on_hit: false,
         };
         let a = Position::startpos();
         let b = a.play(a.parse_uci_move("e2e4").unwrap());
@@ -688,7 +663,6 @@ mod tests {
         let mut tt = TranspositionTable {
             buckets: Buckets::new(1).unwrap(),
             generation: 0,
-            refresh_on_hit: false,
         };
         for (i, depth) in [(1u64, 10), (2, 3), (3, 8)] {
             tt.store(i, 0, None, 0, 0, depth, Bound::Lower, false);
@@ -704,41 +678,10 @@ mod tests {
         assert!(!d.contains(&3));
         // After a few searches, an old deep entry gives way to a new shallow one.
         for _ in 0..3 {
-            tt.new_search(false);
+            tt.new_search();
         }
         tt.store(5, 0, None, 0, 0, 1, Bound::Lower, false);
         assert!(depths(&tt).contains(&1));
         assert!(tt.hashfull() > 0);
-    }
-
-    #[test]
-    fn a_hit_keeps_an_old_deep_entry_from_being_replaced_when_refresh_is_on() {
-        // One bucket: a depth-12 entry of the previous search, then two depth-5 entries
-        // of the current one. A new store takes the deep entry's slot unless a probe
-        // marked it current (age counts 8 plies a search in the victim's choice).
-        let a = Position::startpos();
-        let survivors = |refresh_on_hit: bool| -> Vec<u8> {
-            let mut tt = TranspositionTable {
-                buckets: Buckets::new(1).unwrap(),
-                generation: 0,
-                refresh_on_hit: false,
-            };
-            tt.store(a.hash(), 0, None, 40, 40, 12, Bound::Lower, false);
-            tt.new_search(refresh_on_hit);
-            tt.store(a.hash() ^ 1, 0, None, 0, 0, 5, Bound::Lower, false);
-            tt.store(a.hash() ^ 2, 0, None, 0, 0, 5, Bound::Lower, false);
-            assert_eq!(tt.probe(&a, 0).map(|h| (h.depth, h.score)), Some((12, 40)));
-            tt.store(a.hash() ^ 3, 0, None, 0, 0, 4, Bound::Lower, false);
-            // A refreshed entry is still found whole (its check word rewritten with it).
-            let deep = tt.probe(&a, 0).map(|h| (h.depth, h.score, h.bound));
-            assert_eq!(deep, refresh_on_hit.then_some((12, 40, Bound::Lower)));
-            (0..BUCKET_ENTRIES)
-                .map(|i| tt.buckets[0].load(i).depth)
-                .collect()
-        };
-        let off = survivors(false);
-        assert!(!off.contains(&12), "{off:?}");
-        let on = survivors(true);
-        assert!(on.contains(&12) && on.contains(&4), "{on:?}");
     }
 }
